@@ -1,0 +1,46 @@
+# adi: the two commands a new user needs are `make demo` and `make test`; both install what is
+# missing first (`make deps`).
+GO      ?= go
+BIN     := bin/adi
+PYTHON  ?= /usr/bin/python3
+# Extra interpreters the probe's unit tests also run on when present (pyenv on these machines).
+EXTRA_PYTHONS ?= $(wildcard /root/.pyenv/versions/3.12.*/bin/python3 /root/.pyenv/versions/3.8.*/bin/python3)
+FUZZTIME ?= 10s
+
+.PHONY: all deps build demo test test-go test-probe lint fuzz-short bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/adi
+
+demo: deps build
+	$(BIN) demo
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
+	$(GO) vet ./...
+
+test-go:
+	$(GO) test -count=1 -timeout 20m ./...
+
+test-probe:
+	@for py in $(PYTHON) $(EXTRA_PYTHONS); do \
+	  echo "probe unit tests on $$py"; \
+	  (cd probe/python && $$py -m unittest discover -s tests -t . -q) || exit 1; \
+	done
+
+fuzz-short:
+	@scripts/fuzz.sh $(FUZZTIME)
+
+test: deps lint test-go test-probe fuzz-short
+
+bench: deps build
+	@scripts/bench.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,195 @@
+package adi
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultBudget is the token budget of a text rendering when TextOptions.Budget is 0.
+const DefaultBudget = 2000
+
+// CharsPerToken is how many characters count as one token for budgets.
+const CharsPerToken = 4
+
+// shortValue is the length values are cut to when a rendering must shrink.
+const shortValue = 60
+
+// TextOptions controls the text renderings.
+type TextOptions struct {
+	// Budget is the size the text should fit, in tokens of CharsPerToken characters; 0 means
+	// DefaultBudget. Renderings shrink detail in a fixed order to fit and end with a line saying
+	// what they dropped.
+	Budget int
+}
+
+func (o TextOptions) budget() int {
+	if o.Budget <= 0 {
+		return DefaultBudget
+	}
+	return o.Budget
+}
+
+// Tokens returns the size of s in budget tokens (characters / CharsPerToken, rounded up).
+func Tokens(s string) int { return (utf8.RuneCountInString(s) + CharsPerToken - 1) / CharsPerToken }
+
+// Result is the answer of a command: it renders as text for language models and marshals to JSON
+// (snake_case fields, deterministic) for programs.
+type Result interface {
+	Text(o TextOptions) string
+}
+
+// detail is how much a budgeted rendering shows; the zero value shows everything.
+type detail struct {
+	fold       int  // loop folding: 0 by neighbours, 1 also repeated paths, 2 all but first and last
+	valueLimit int  // values are cut to this many characters; 0 means no cut
+	noReturns  bool // callee returns are left out
+}
+
+// shrink is one step of reducing detail, with the note that tells the reader it happened.
+type shrink struct {
+	note  string
+	apply func(detail) detail
+}
+
+var (
+	shrinkValues  = shrink{fmt.Sprintf("values shortened to %d characters", shortValue), func(d detail) detail { d.valueLimit = shortValue; return d }}
+	shrinkFold1   = shrink{"loop iterations with repeated paths folded", func(d detail) detail { d.fold = 1; return d }}
+	shrinkFold2   = shrink{"loop iterations folded to the first and last", func(d detail) detail { d.fold = 2; return d }}
+	shrinkReturns = shrink{"callee returns dropped", func(d detail) detail { d.noReturns = true; return d }}
+)
+
+// doc is a rendering whose body can be cut from the middle: fixed head and foot lines around body
+// chunks, each covering a range of numbered positions (steps, nodes, rows).
+type doc struct {
+	head, foot []string
+	body       []chunk
+	unit       string // what positions count, singular ("step")
+	total      int    // positions in all
+	indent     string // indentation of the cut marker
+}
+
+// chunk is a group of body lines that stays whole; first..last are the positions it covers
+// (0 when it covers none).
+type chunk struct {
+	lines       []string
+	first, last int
+}
+
+func (d *doc) add(c chunk) { d.body = append(d.body, c) }
+
+func (d *doc) String() string {
+	var b strings.Builder
+	for _, l := range d.head {
+		b.WriteString(l + "\n")
+	}
+	for _, c := range d.body {
+		for _, l := range c.lines {
+			b.WriteString(l + "\n")
+		}
+	}
+	for _, l := range d.foot {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+// fitText renders at full detail, then applies shrinks in order (skipping those that change
+// nothing) until the text fits the budget, then cuts body chunks from the middle. When anything
+// was dropped the text ends with a line saying what; that line counts toward the budget.
+func fitText(o TextOptions, shrinks []shrink, render func(detail) doc) string {
+	limit := o.budget() * CharsPerToken
+	final := func(text string, notes []string) string {
+		if len(notes) == 0 {
+			return text
+		}
+		return text + fmt.Sprintf("(shrunk to fit the %d-token budget: %s)\n", o.budget(), strings.Join(notes, "; "))
+	}
+	d := detail{}
+	cur := render(d)
+	text := cur.String()
+	var notes []string
+	for _, s := range shrinks {
+		if utf8.RuneCountInString(final(text, notes)) <= limit {
+			return final(text, notes)
+		}
+		nd := s.apply(d)
+		next := render(nd)
+		if nt := next.String(); nt != text {
+			d, cur, text = nd, next, nt
+			notes = append(notes, s.note)
+		}
+	}
+	if utf8.RuneCountInString(final(text, notes)) > limit {
+		longest := cur.span(maxCount, maxCount) + " cut"
+		reserve := utf8.RuneCountInString(final("", append(notes, longest)))
+		if note, ok := cur.cutMiddle(limit - reserve); ok {
+			text = cur.String()
+			notes = append(notes, note)
+		}
+	}
+	return final(text, notes)
+}
+
+// cutMiddle drops body chunks from the middle so the doc fits room characters, keeping about as
+// much of the start as of the end, and puts a marker line where it cut. It reports what it cut.
+func (d *doc) cutMiddle(room int) (string, bool) {
+	size := func(c chunk) int {
+		n := 0
+		for _, l := range c.lines {
+			n += utf8.RuneCountInString(l) + 1
+		}
+		return n
+	}
+	avail := room - size(chunk{lines: d.head}) - size(chunk{lines: d.foot}) - 80 // the marker line
+	n := len(d.body)
+	used, h, t := 0, 0, 0
+	for h < n && used+size(d.body[h]) <= avail/2 {
+		used += size(d.body[h])
+		h++
+	}
+	for t < n-h && used+size(d.body[n-1-t]) <= avail {
+		used += size(d.body[n-1-t])
+		t++
+	}
+	for h < n-t && used+size(d.body[h]) <= avail {
+		used += size(d.body[h])
+		h++
+	}
+	if h+t >= n {
+		return "", false
+	}
+	first, last := 0, 0
+	for _, c := range d.body[h : n-t] {
+		if c.first > 0 && first == 0 {
+			first = c.first
+		}
+		if c.last > 0 {
+			last = c.last
+		}
+	}
+	label := plural(n-h-t, "part")
+	if first > 0 {
+		label = d.span(first, last)
+	}
+	marker := chunk{lines: []string{d.indent + "┆ … " + label + " cut here to fit the budget"}}
+	body := append(append(append([]chunk{}, d.body[:h]...), marker), d.body[n-t:]...)
+	d.body = body
+	return label + " cut", true
+}
+
+// span names positions first..last of the doc, e.g. "steps 41–2960 of 3000".
+func (d *doc) span(first, last int) string {
+	if first == last {
+		return fmt.Sprintf("%s %d of %d", d.unit, first, d.total)
+	}
+	return fmt.Sprintf("%ss %d–%d of %d", d.unit, first, last, d.total)
+}
+
+// plural writes "1 call", "2 calls".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,256 @@
+package adi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Text renders the FLT the way the ADI paper shows it: the frame and its arguments, every executed
+// line with the changes, calls and events beneath it, loops folded to the iterations that tell
+// something (see shownIterations), and the return value or exception last. Under the budget it
+// shrinks, in order: more loop folding, shorter values, no callee returns, then the middle of τ.
+func (v *FLTView) Text(o TextOptions) string {
+	tree := segment(v.Steps, 0, len(v.Steps), 0)
+	nodesSig(v.Steps, tree)
+	width := 4
+	for _, s := range v.Steps {
+		width = max(width, len(strconv.Itoa(s.Line)))
+	}
+	shrinks := []shrink{shrinkFold1, shrinkFold2, shrinkValues, shrinkReturns}
+	return fitText(o, shrinks, func(d detail) doc {
+		r := &fltRenderer{v: v, d: d, pad: strings.Repeat(" ", width), width: width}
+		return r.render(tree)
+	})
+}
+
+// fltRenderer renders one FLTView at one detail level.
+type fltRenderer struct {
+	v     *FLTView
+	d     detail
+	pad   string // blank line-number column
+	width int
+	doc   doc
+}
+
+func (r *fltRenderer) render(tree []tnode) doc {
+	v, d := r.v, r.d
+	r.doc = doc{unit: "step", total: len(v.Steps) + v.Dropped, indent: r.pad + " "}
+	r.doc.head = []string{
+		fmt.Sprintf("Frame: %s   (%s)", v.Frame.FID, v.Frame.callerText()),
+		"Args: " + d.argsText(v.Frame.Args),
+	}
+	r.doc.head = append(r.doc.head, v.Recording.notes()...)
+	if v.Dropped > 0 {
+		r.doc.head = append(r.doc.head, fmt.Sprintf("Note: the step limit was reached: the last %d step(s) of this invocation were not recorded.", v.Dropped))
+	}
+	r.doc.head = append(r.doc.head, "")
+	if len(v.Steps) == 0 {
+		r.doc.add(chunk{lines: []string{r.pad + " (no statements recorded)"}})
+	}
+	r.nodes(tree)
+	if v.Dropped > 0 {
+		r.doc.add(chunk{lines: []string{fmt.Sprintf("%s ┆ … %s not recorded (step limit)", r.pad, plural(v.Dropped, "more step"))}})
+	}
+	r.doc.foot = []string{"", r.footer()}
+	return r.doc
+}
+
+// footer is the last line: how the invocation ended.
+func (r *fltRenderer) footer() string {
+	f := r.v.Frame
+	switch f.Status {
+	case Returned:
+		line := "Return: " + r.d.val(f.Return)
+		if f.Yields > 0 {
+			line += fmt.Sprintf("  (a generator; it suspended %d time(s))", f.Yields)
+		}
+		return line
+	case Raised:
+		if f.Exception == nil {
+			return "Raised: (exception unknown)"
+		}
+		line := "Raised: " + r.d.val(f.Exception.String())
+		if f.Exception.Line > 0 {
+			line += fmt.Sprintf(" at line %d", f.Exception.Line)
+		}
+		return line
+	default:
+		line := "Unfinished: the run ended while this invocation was still active or suspended"
+		if f.Yields > 0 {
+			line += fmt.Sprintf(" (a generator; it suspended %d time(s))", f.Yields)
+		}
+		return line + "."
+	}
+}
+
+func (r *fltRenderer) nodes(ns []tnode) {
+	for _, n := range ns {
+		if n.loop == nil {
+			r.step(n.step)
+		} else {
+			r.loop(n.loop)
+		}
+	}
+}
+
+// loop renders the shown iterations of l in full and one fold line for each run of the others.
+// When some are folded, each shown iteration is labelled with its number.
+func (r *fltRenderer) loop(l *tloop) {
+	shown := shownIterations(r.v.Steps, l, r.d.fold)
+	folds := false
+	for _, s := range shown {
+		folds = folds || !s
+	}
+	for k := 0; k < len(l.iters); {
+		if shown[k] {
+			start := len(r.doc.body)
+			r.nodes(l.iters[k].nodes)
+			if folds && start < len(r.doc.body) {
+				r.doc.body[start].lines[0] += fmt.Sprintf("   [iteration %d]", l.iters[k].n)
+			}
+			k++
+			continue
+		}
+		j := k
+		for j < len(l.iters) && !shown[j] {
+			j++
+		}
+		r.fold(l, l.iters[k:j])
+		k = j
+	}
+}
+
+// fold writes the line standing for the folded iterations its of l: how many, whether they took
+// one path, which variables change inside them, and the calls and events they hide.
+func (r *fltRenderer) fold(l *tloop, its []titer) {
+	from, to := its[0].from, its[len(its)-1].to
+	span := fmt.Sprintf("iteration %d", its[0].n)
+	if len(its) > 1 {
+		span = fmt.Sprintf("iterations %d–%d", its[0].n, its[len(its)-1].n)
+	}
+	sigs := map[uint64]bool{}
+	for _, it := range its {
+		sigs[it.sig] = true
+	}
+	path := "same path"
+	if len(sigs) > 1 {
+		path = fmt.Sprintf("%d different paths", len(sigs))
+	}
+	var changing, calls, raised counter
+	yields := 0
+	for _, s := range r.v.Steps[from:to] {
+		for _, c := range s.Changes {
+			changing.add(c.Name)
+		}
+		for _, c := range s.Calls {
+			calls.add(ShortName(c.funcName()))
+		}
+		if s.Raise != nil {
+			raised.add(s.Raise.Type)
+		}
+		if s.Yield != nil {
+			yields++
+		}
+	}
+	what := "changing: nothing"
+	if len(changing.keys) > 0 {
+		what = "changing: " + strings.Join(changing.keys, ", ")
+	}
+	if len(calls.keys) > 0 {
+		what += "; calls: " + calls.String()
+	}
+	if len(raised.keys) > 0 {
+		what += "; raised: " + raised.String()
+	}
+	if yields > 0 {
+		what += fmt.Sprintf("; yielded ×%d", yields)
+	}
+	r.doc.add(chunk{
+		lines: []string{fmt.Sprintf("%s ┆ … %s of line %d folded (%s, %s; %s)", r.pad, span, l.header, plural(len(its), "iteration"), path, what)},
+		first: from + 1, last: to,
+	})
+}
+
+// step renders one step: its line and statement, then its changes, calls and events.
+func (r *fltRenderer) step(i int) {
+	s := r.v.Steps[i]
+	text := strings.Split(s.Stmt, "\n")
+	if s.Stmt == "" {
+		text = []string{"(source not available)"}
+	}
+	lines := []string{fmt.Sprintf("%*d | %s", r.width, s.Line, text[0])}
+	for _, cont := range text[1:] {
+		lines = append(lines, r.pad+" | "+cont)
+	}
+	for _, sub := range r.d.stepEvents(s) {
+		lines = append(lines, r.pad+" |   "+sub)
+	}
+	r.doc.add(chunk{lines: lines, first: i + 1, last: i + 1})
+}
+
+// stepEvents lists what a step did, one item per change, call and event, in the order
+// resume, changes, calls, raise, yield.
+func (d detail) stepEvents(s StepView) []string {
+	var out []string
+	if s.Resume {
+		out = append(out, "▶ resumed")
+	}
+	for _, c := range s.Changes {
+		switch c.Kind {
+		case New:
+			out = append(out, fmt.Sprintf("+ %s = %s", c.Name, d.val(c.New)))
+		case Deleted:
+			out = append(out, "- "+c.Name)
+		default:
+			out = append(out, fmt.Sprintf("~ %s = %s (was %s)", c.Name, d.val(c.New), d.val(c.Old)))
+		}
+	}
+	for _, c := range s.Calls {
+		out = append(out, "→ "+d.callText(c))
+	}
+	if s.Raise != nil {
+		out = append(out, "! raised "+d.val(s.Raise.String()))
+	}
+	if s.Yield != nil {
+		out = append(out, "⏸ yield "+d.val(*s.Yield))
+	}
+	return out
+}
+
+// callText renders a call: "t:g#3 → 42", or only the fid when returns are dropped.
+func (d detail) callText(c CallView) string {
+	switch {
+	case c.FID == "":
+		return "(a call that is not in the recording)"
+	case d.noReturns:
+		return c.FID
+	default:
+		return c.FID + " → " + d.outcome(c.Status, c.Return, c.Exception)
+	}
+}
+
+// counter counts occurrences of keys, remembering the order they first appeared in.
+type counter struct {
+	keys []string
+	n    map[string]int
+}
+
+func (c *counter) add(k string) {
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	if c.n[k] == 0 {
+		c.keys = append(c.keys, k)
+	}
+	c.n[k]++
+}
+
+// String renders "g ×3, h ×1".
+func (c *counter) String() string {
+	parts := make([]string, len(c.keys))
+	for i, k := range c.keys {
+		parts[i] = fmt.Sprintf("%s ×%d", k, c.n[k])
+	}
+	return strings.Join(parts, ", ")
+}

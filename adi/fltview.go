@@ -1,0 +1,59 @@
+package adi
+
+// FLTView is an FLT as shown to agents and programs: the frame's summary and every step with the
+// calls it made resolved to fids and outcomes.
+type FLTView struct {
+	Frame     FrameSummary `json:"frame"`
+	Steps     []StepView   `json:"steps"`
+	Dropped   int          `json:"dropped,omitempty"` // steps not recorded (step limit)
+	Recording Coverage     `json:"recording"`
+}
+
+// StepView is one step of τ with its callees resolved.
+type StepView struct {
+	Line    int        `json:"line"`
+	Stmt    string     `json:"stmt"`
+	Changes []Change   `json:"changes,omitempty"`
+	Calls   []CallView `json:"calls,omitempty"`
+	Loop    []LoopPos  `json:"loop,omitempty"`
+	Resume  bool       `json:"resume,omitempty"`
+	Yield   *string    `json:"yield,omitempty"`
+	Raise   *Exception `json:"raise,omitempty"`
+}
+
+// CallView is a call a statement made: the callee's fid and outcome.
+type CallView struct {
+	FID       string     `json:"fid"` // "" when the callee is not in T
+	Frame     int        `json:"frame"`
+	Status    Status     `json:"status,omitempty"`
+	Return    string     `json:"return,omitempty"`
+	Exception *Exception `json:"exception,omitempty"`
+}
+
+// FLTView resolves flt, an FLT of a frame of t, for rendering.
+func (t *Trace) FLTView(flt *FLT) *FLTView {
+	v := &FLTView{Frame: t.FrameSummary(flt.Frame), Steps: make([]StepView, len(flt.Steps)),
+		Dropped: flt.Dropped, Recording: t.Coverage()}
+	for i, s := range flt.Steps {
+		v.Steps[i] = StepView{Line: s.Line, Stmt: s.Stmt, Changes: s.Changes, Loop: s.Loop,
+			Resume: s.Resume, Yield: s.Yield, Raise: s.Raise}
+		for _, c := range s.Callees {
+			v.Steps[i].Calls = append(v.Steps[i].Calls, t.callView(c))
+		}
+	}
+	return v
+}
+
+func (t *Trace) callView(j int) CallView {
+	f := t.Frame(j)
+	if f == nil {
+		return CallView{Frame: j}
+	}
+	return CallView{FID: f.FID.String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception}
+}
+
+// funcName is the function part of the callee's fid.
+func (c CallView) funcName() string {
+	fn, _, _ := cutLast(c.FID, '#')
+	return fn
+}

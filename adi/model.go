@@ -1,0 +1,204 @@
+// Package adi is the pure model of the Agent-centric Debugging Interface: frame ids, the call
+// sequence T, Frame Lifetime Traces, the session state Σ = (B, T, i), the commands as state
+// transitions, and their renderings for language models (text) and programs (JSON).
+//
+// It does no I/O and starts no goroutines: everything that runs Python lives in package bridge,
+// which hands this package finished recordings and condition results. shared/ADI-SPEC.md states
+// the semantics implemented here.
+package adi
+
+import (
+	"strconv"
+	"strings"
+)
+
+// FID identifies one invocation of one function: the Index-th call (1-based) of Func, where Func
+// is the fully qualified name "module:qualname" (for example "pkg.mod:Class.method").
+type FID struct {
+	Func  string `json:"func"`
+	Index int    `json:"index"`
+}
+
+// String writes the fid the way agents type it: "func#index".
+func (f FID) String() string { return f.Func + "#" + strconv.Itoa(f.Index) }
+
+// ShortFunc is the qualname part of Func (after the module), as shown in compact listings.
+func (f FID) ShortFunc() string { return ShortName(f.Func) }
+
+// ShortName returns the qualname part of a "module:qualname" function name.
+func ShortName(fn string) string {
+	if i := strings.LastIndexByte(fn, ':'); i >= 0 {
+		return fn[i+1:]
+	}
+	return fn
+}
+
+// Arg is one parameter of an invocation and the bounded repr of its value at entry.
+type Arg struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Exception describes an exception: its type, message, and the line of the frame it was raised
+// in or propagated through (0 when unknown).
+type Exception struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
+}
+
+// String renders the exception the way Python prints its last traceback line.
+func (e *Exception) String() string {
+	if e.Message == "" {
+		return e.Type
+	}
+	return e.Type + ": " + e.Message
+}
+
+// Status says how an invocation ended.
+type Status string
+
+// The ways an invocation can end.
+const (
+	Returned   Status = "returned"   // it returned Frame.Return
+	Raised     Status = "raised"     // an exception escaped it (Frame.Exception)
+	Unfinished Status = "unfinished" // the run ended (or was cut) while it was active or suspended
+)
+
+// Frame is one entry of the call sequence T: one invocation with its caller, arguments and
+// outcome. Frames are identified inside a Trace by Index, their position in T.
+type Frame struct {
+	Index     int        `json:"index"`
+	FID       FID        `json:"fid"`
+	Caller    int        `json:"caller"` // index of the calling frame in T, -1 for an entry frame
+	Thread    int        `json:"thread"`
+	Depth     int        `json:"depth"` // 0 for an entry frame
+	File      string     `json:"file"`
+	Line      int        `json:"line"`      // first line of the function's definition
+	CallLine  int        `json:"call_line"` // line of the caller that made the call, 0 if none
+	Args      []Arg      `json:"args"`
+	ArgsFP    string     `json:"args_fp,omitempty"`
+	Status    Status     `json:"status"`
+	Return    string     `json:"return,omitempty"`
+	Exception *Exception `json:"exception,omitempty"`
+	Yields    int        `json:"yields,omitempty"` // times a generator or coroutine suspended
+	Callees   []int      `json:"callees,omitempty"`
+}
+
+// Trace is T: every recorded invocation of user code in one run, in order of entry.
+type Trace struct {
+	Frames  []Frame  `json:"frames"`
+	Threads []string `json:"threads"`
+	// Root is the project root of the run (absolute): module names and relative file references
+	// are relative to it.
+	Root string `json:"root,omitempty"`
+	// Unrecorded counts the calls made after a recording limit was reached.
+	Unrecorded int `json:"unrecorded,omitempty"`
+	// Limit names the limit that stopped recording ("max_calls", "max_bytes"), if any.
+	Limit string `json:"limit,omitempty"`
+	// Partial is set when the run ended before the probe could finish its record (killed, timed
+	// out): frames still active then are Unfinished and the tail of the run may be missing.
+	Partial bool `json:"partial,omitempty"`
+
+	byFunc map[string][]int
+}
+
+// ChangeKind says what a statement did to a variable.
+type ChangeKind string
+
+// The kinds of state change (ΔS) a statement can cause.
+const (
+	New      ChangeKind = "new" // a variable bound for the first time
+	Modified ChangeKind = "mod" // rebound to another value, or mutated in place
+	Deleted  ChangeKind = "del" // unbound (del x)
+)
+
+// Change is one element of ΔS: variable Name went from Old to New (bounded reprs). Old is empty
+// for New changes and New is empty for Deleted ones.
+type Change struct {
+	Name string     `json:"name"`
+	Old  string     `json:"old,omitempty"`
+	New  string     `json:"new,omitempty"`
+	Kind ChangeKind `json:"kind"`
+}
+
+// LoopPos places a step inside one enclosing loop: the loop's header line and the 1-based
+// iteration the step belongs to.
+type LoopPos struct {
+	Header    int `json:"header"`
+	Iteration int `json:"iteration"`
+}
+
+// Step is one executed statement of an FLT's τ: (lineno, stmt, ΔS, fid_callee) plus where it sits
+// in the enclosing loops and the generator and exception events it carried.
+type Step struct {
+	Line    int        `json:"line"`
+	Stmt    string     `json:"stmt"`
+	Changes []Change   `json:"changes,omitempty"`
+	Callees []int      `json:"callees,omitempty"` // indexes in T of the calls this statement made
+	Loop    []LoopPos  `json:"loop,omitempty"`    // enclosing loops, outermost first
+	Resume  bool       `json:"resume,omitempty"`  // first statement after a generator resumed
+	Yield   *string    `json:"yield,omitempty"`   // value yielded by this statement
+	Raise   *Exception `json:"raise,omitempty"`   // exception raised in or propagated into it
+}
+
+// FLT is the Frame Lifetime Trace of one invocation: the frame (fid, caller, args, outcome) and
+// the statements it executed.
+type FLT struct {
+	Frame int    `json:"frame"` // index in T
+	Steps []Step `json:"steps"`
+	// Dropped counts steps not recorded because the per-FLT step limit was reached.
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// Len returns the number of frames in T.
+func (t *Trace) Len() int { return len(t.Frames) }
+
+// Frame returns T[i], or nil when i is out of range.
+func (t *Trace) Frame(i int) *Frame {
+	if i < 0 || i >= len(t.Frames) {
+		return nil
+	}
+	return &t.Frames[i]
+}
+
+// Index builds the derived lookups (invocations per function, callees per frame). It must be
+// called once after Frames is filled and before the trace is shared.
+func (t *Trace) Index() {
+	t.byFunc = make(map[string][]int)
+	for i := range t.Frames {
+		t.Frames[i].Callees = nil
+	}
+	for i := range t.Frames {
+		f := &t.Frames[i]
+		t.byFunc[f.FID.Func] = append(t.byFunc[f.FID.Func], i)
+		if f.Caller >= 0 && f.Caller < len(t.Frames) {
+			c := &t.Frames[f.Caller]
+			c.Callees = append(c.Callees, i)
+		}
+	}
+}
+
+// Invocations returns the indexes in T of every invocation of fn, in order.
+func (t *Trace) Invocations(fn string) []int { return t.byFunc[fn] }
+
+// Funcs returns the names of every function with at least one invocation in T.
+func (t *Trace) Funcs() []string {
+	out := make([]string, 0, len(t.byFunc))
+	for fn := range t.byFunc {
+		out = append(out, fn)
+	}
+	return out
+}
+
+// Lookup returns the index in T of the invocation fid, or an error that says what exists.
+func (t *Trace) Lookup(fid FID) (int, error) {
+	inv, ok := t.byFunc[fid.Func]
+	if !ok {
+		return -1, NotFoundf("no function %q in the recording", fid.Func)
+	}
+	if fid.Index < 1 || fid.Index > len(inv) {
+		return -1, NotFoundf("%s: %s was called %d time(s); use an index from 1 to %d", fid, fid.Func, len(inv), len(inv))
+	}
+	return inv[fid.Index-1], nil
+}

@@ -1,0 +1,155 @@
+package adi
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Oracle knows which invocations satisfied a breakpoint's condition. The bridge builds it from the
+// probe's condition results (conditions are evaluated against live values in the run).
+type Oracle interface {
+	// Holds reports whether b.Cond held for frame (an index in T) when it was evaluated.
+	Holds(b Breakpoint, frame int) bool
+}
+
+// Hits is an Oracle given by, for each conditional breakpoint, the frames (indexes in T, in
+// ascending order) where its condition held.
+type Hits map[Breakpoint][]int
+
+// Holds reports whether frame is among the hits of b.
+func (h Hits) Holds(b Breakpoint, frame int) bool {
+	s := h[b]
+	k := sort.SearchInts(s, frame)
+	return k < len(s) && s[k] == frame
+}
+
+// NavResult answers a navigation (continue, prev, step-into, step-out): where i moved, or why it
+// did not. The bridge attaches the FLT of the new T[i] before rendering.
+type NavResult struct {
+	Command    string          `json:"command"`
+	Moved      bool            `json:"moved"`
+	From       string          `json:"from"`  // fid of T[i]
+	To         string          `json:"to"`    // fid of T[i′]
+	Frame      int             `json:"frame"` // i′
+	Breakpoint *BreakpointView `json:"breakpoint,omitempty"`
+	Hit        int             `json:"hit,omitempty"`  // for continue/prev: i′ is the Hit-th of Hits frames matching B
+	Hits       int             `json:"hits,omitempty"` // frames matching B in all
+	Message    string          `json:"message"`
+	FLT        *FLTView        `json:"flt,omitempty"`
+}
+
+// Text renders the message and then, when attached, the FLT of T[i′].
+func (r *NavResult) Text(o TextOptions) string {
+	if r.FLT == nil {
+		return r.Message + "\n"
+	}
+	o.Budget = max(o.budget()-Tokens(r.Message)-1, 1)
+	return r.Message + "\n\n" + r.FLT.Text(o)
+}
+
+// Continue moves i to the first later frame matching a breakpoint:
+// i′ = min { j > i : (T[j].func, cond) ∈ B and cond holds for T[j] }, or i when there is none.
+// o answers for conditional breakpoints; a nil o holds for none of them.
+func (s *State) Continue(o Oracle) *NavResult { return s.seek("continue", 1, o) }
+
+// Prev mirrors Continue: i′ = max { j < i : … }, or i when there is none.
+func (s *State) Prev(o Oracle) *NavResult { return s.seek("prev", -1, o) }
+
+func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
+	r := &NavResult{Command: cmd, From: s.curFID(), To: s.curFID(), Frame: s.Cur}
+	if o == nil {
+		o = Hits(nil)
+	}
+	if len(s.Breakpoints) == 0 {
+		r.Message = fmt.Sprintf("%s: no breakpoints are set; still at %s. Set one with: break FUNC [CONDITION]", cmd, r.From)
+		return r
+	}
+	best, bestBP := -1, -1
+	var all []int
+	for k, b := range s.Breakpoints {
+		for _, j := range s.Trace.Invocations(b.Func) {
+			if b.Cond != "" && !o.Holds(b, j) {
+				continue
+			}
+			all = append(all, j)
+			if (dir > 0 && j > s.Cur && (best < 0 || j < best)) || (dir < 0 && j < s.Cur && j > best) {
+				best, bestBP = j, k
+			}
+		}
+	}
+	sort.Ints(all)
+	all = compactInts(all)
+	names := make([]string, len(s.Breakpoints))
+	for k, b := range s.Breakpoints {
+		names[k] = b.String()
+	}
+	if best < 0 {
+		where := "further"
+		if dir < 0 {
+			where = "earlier"
+		}
+		r.Message = fmt.Sprintf("%s: no %s hit of %s (%d hit(s) in all); still at %s.",
+			cmd, where, strings.Join(names, ", "), len(all), r.From)
+		if c := s.Trace.Coverage(); dir > 0 && (c.Partial || c.Unrecorded > 0 || c.Limit != "") {
+			r.Message += " The recording is incomplete: later calls may be missing."
+		}
+		return r
+	}
+	bp := viewBreakpoint(s.Breakpoints[bestBP])
+	r.Breakpoint = &bp
+	r.Hit, r.Hits = sort.SearchInts(all, best)+1, len(all)
+	s.move(r, best)
+	r.Message = fmt.Sprintf("%s → %s  (breakpoint %s; hit %d of %d)", cmd, r.To, bp.String(), r.Hit, r.Hits)
+	return r
+}
+
+func compactInts(s []int) []int {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// move sets i′ = j and records it in r.
+func (s *State) move(r *NavResult, j int) {
+	s.Cur = j
+	r.Frame, r.To, r.Moved = j, s.curFID(), r.From != s.curFID()
+}
+
+// StepInto moves i to the frame fid (any frame of T, as in the spec). When T has no such frame,
+// i is unchanged and the error (wrapping ErrNotFound) says which indexes exist.
+func (s *State) StepInto(fid FID) (*NavResult, error) {
+	j, err := s.Trace.Lookup(fid)
+	if err != nil {
+		return nil, err
+	}
+	r := &NavResult{Command: "step-into", From: s.curFID()}
+	s.move(r, j)
+	f := s.Trace.Frame(j)
+	if c := s.Trace.Frame(f.Caller); c != nil {
+		r.Message = fmt.Sprintf("step-into → %s  (called by %s at line %d)", r.To, c.FID, f.CallLine)
+	} else {
+		r.Message = fmt.Sprintf("step-into → %s  (an entry frame)", r.To)
+	}
+	return r, nil
+}
+
+// StepOut moves i to the caller of T[i]; at an entry frame i is unchanged and the result says so.
+func (s *State) StepOut() *NavResult {
+	r := &NavResult{Command: "step-out", From: s.curFID(), To: s.curFID(), Frame: s.Cur}
+	f := s.Trace.Frame(s.Cur)
+	switch {
+	case f == nil:
+		r.Message = "step-out: the recording has no frames."
+	case f.Caller < 0:
+		r.Message = fmt.Sprintf("step-out: %s is an entry frame (no caller); still at %s.", r.From, r.From)
+	default:
+		s.move(r, f.Caller)
+		r.Message = fmt.Sprintf("step-out → %s  (the caller of %s, at line %d)", r.To, r.From, f.CallLine)
+	}
+	return r
+}

@@ -1,0 +1,141 @@
+package adi
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FrameSummary is one invocation as shown to agents and programs: its fid, caller, arguments and
+// outcome, plus the forms an agent can type to address it again.
+type FrameSummary struct {
+	FID       string     `json:"fid"`
+	Frame     int        `json:"frame"` // index in T
+	Caller    string     `json:"caller,omitempty"`
+	CallLine  int        `json:"call_line,omitempty"`
+	File      string     `json:"file"`
+	Line      int        `json:"line"`
+	Args      []Arg      `json:"args"`
+	Status    Status     `json:"status"`
+	Return    string     `json:"return,omitempty"`
+	Exception *Exception `json:"exception,omitempty"`
+	Yields    int        `json:"yields,omitempty"`
+	// Target is "file:qualname#N", the peer tool's frame target.
+	Target string `json:"target"`
+	// LineTarget is "file:line#N" (line = the def line); empty when that line would resolve to
+	// another function.
+	LineTarget string `json:"line_target,omitempty"`
+}
+
+// FrameSummary returns T[j] as a FrameSummary; j must be a valid index.
+func (t *Trace) FrameSummary(j int) FrameSummary {
+	f := &t.Frames[j]
+	s := FrameSummary{
+		FID: f.FID.String(), Frame: j, CallLine: f.CallLine, File: f.File, Line: f.Line,
+		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: f.Yields,
+		Target: f.File + ":" + ShortName(f.FID.Func) + "#" + strconv.Itoa(f.FID.Index),
+	}
+	if s.Args == nil {
+		s.Args = []Arg{}
+	}
+	if c := t.Frame(f.Caller); c != nil {
+		s.Caller = c.FID.String()
+	}
+	if fn, err := t.lineOwner(t.funcsIn(f.File), f.Line); err == nil && fn == f.FID.Func {
+		s.LineTarget = f.File + ":" + strconv.Itoa(f.Line) + "#" + strconv.Itoa(f.FID.Index)
+	}
+	return s
+}
+
+// callerText is the caller part of a frame header: "caller t:main#1, line 9" or "entry frame".
+func (s FrameSummary) callerText() string {
+	if s.Caller == "" {
+		return "entry frame"
+	}
+	return fmt.Sprintf("caller %s, line %d", s.Caller, s.CallLine)
+}
+
+// Coverage says how complete the recording behind a result is.
+type Coverage struct {
+	// Partial is set when the run ended before the probe finished its record.
+	Partial bool `json:"partial,omitempty"`
+	// Unrecorded counts calls made after a recording limit was reached.
+	Unrecorded int `json:"unrecorded,omitempty"`
+	// Limit names the recording limit that was reached, if any.
+	Limit string `json:"limit,omitempty"`
+}
+
+// Coverage returns how complete T is.
+func (t *Trace) Coverage() Coverage {
+	return Coverage{Partial: t.Partial, Unrecorded: t.Unrecorded, Limit: t.Limit}
+}
+
+// notes are the header lines that tell an agent what the recording lacks.
+func (c Coverage) notes() []string {
+	var out []string
+	if c.Partial {
+		out = append(out, "Note: the recording is partial: the run ended before the probe finished, so calls near its end may be missing or unfinished.")
+	}
+	if c.Limit != "" || c.Unrecorded > 0 {
+		limit := c.Limit
+		if limit == "" {
+			limit = "a recording"
+		}
+		out = append(out, fmt.Sprintf("Note: recording stopped at the %s limit; %d later call(s) are not in the recording.", limit, c.Unrecorded))
+	}
+	return out
+}
+
+// flat puts a value on one line: newlines (as in numpy's multi-line reprs) become "\n".
+func flat(v string) string { return strings.ReplaceAll(v, "\n", `\n`) }
+
+// short cuts v to limit characters (limit 0 means no limit), marking the cut with "…".
+func short(v string, limit int) string {
+	if limit <= 0 {
+		return v
+	}
+	r := []rune(v)
+	if len(r) <= limit {
+		return v
+	}
+	return string(r[:limit-1]) + "…"
+}
+
+// val renders a value for text output at detail d.
+func (d detail) val(v string) string { return short(flat(v), d.valueLimit) }
+
+// argsText renders arguments as "x = 1, y = 2" ("(none)" when there are none).
+func (d detail) argsText(args []Arg) string {
+	if len(args) == 0 {
+		return "(none)"
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.Name + " = " + d.val(a.Value)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sigArgs renders arguments signature-style: "x=1, y=2".
+func (d detail) sigArgs(args []Arg) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.Name + "=" + d.val(a.Value)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// outcome renders how an invocation ended: its return value, "raised T: msg" or "(unfinished)".
+func (d detail) outcome(st Status, ret string, exc *Exception) string {
+	switch st {
+	case Raised:
+		if exc == nil {
+			return "raised (exception unknown)"
+		}
+		return "raised " + d.val(exc.String())
+	case Returned:
+		return d.val(ret)
+	default:
+		return "(unfinished)"
+	}
+}

@@ -1,0 +1,221 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/adi-bridge/adi/adi"
+)
+
+// Answer is a command's result: the adi result (for JSON) and its text rendering (for models).
+type Answer struct {
+	Command string     `json:"command"`
+	Result  adi.Result `json:"result"`
+	Text    string     `json:"text"`
+	// TargetFailed is set when the target did not exit cleanly: the answer is still useful, but an
+	// agent should know (the CLI exits 1).
+	TargetFailed bool `json:"target_failed,omitempty"`
+}
+
+// Do runs one ADI command. Navigation answers from the recording; an FLT not cached yet costs one
+// re-run, which also records the next breakpoint hits. A panic inside a command becomes an error
+// and leaves the session usable.
+func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (ans *Answer, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.stopMu.Lock()
+	s.stop = cancel
+	s.stopMu.Unlock()
+	s.busy.Store(true)
+	defer s.busy.Store(false)
+	defer s.refreshInfo()
+	if s.closed {
+		return nil, fmt.Errorf("session %s is closed; create a new one: %w", s.ID, ErrClosed)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("command panicked", "command", cmd.String(), "panic", r, "stack", string(debug.Stack()))
+			ans, err = nil, fmt.Errorf("internal error in %s: %v (the session is still usable; please report this)", cmd.Name(), r)
+		}
+	}()
+	res, err := s.do(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	s.saveState()
+	return &Answer{Command: cmd.Name(), Result: res, Text: res.Text(o), TargetFailed: s.base.Failed()}, nil
+}
+
+func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
+	t := s.trace
+	switch c := cmd.(type) {
+	case adi.BreakCmd:
+		fn, err := t.ResolveFunc(c.Func)
+		if err != nil {
+			return nil, err
+		}
+		res := s.state.Break(fn, c.Cond)
+		if err := s.ensureConditions(ctx); err != nil {
+			s.state.Clear(fn, c.Cond)
+			return nil, err
+		}
+		if c.Func.Index > 0 { // the peer's "break FILE:FUNC#N": set it and show that frame
+			j, err := t.ResolveFrame(c.Func)
+			if err != nil {
+				return nil, err
+			}
+			nav, err := s.state.StepInto(t.Frames[j].FID)
+			if err != nil {
+				return nil, err
+			}
+			nav.Command = "break"
+			return s.withFLT(ctx, nav)
+		}
+		return &breakAnswer{BreakResult: res, Hits: s.hitList(res.Breakpoint.Breakpoint), CondError: s.condErr[res.Breakpoint.Breakpoint]}, nil
+	case adi.ClearCmd:
+		if c.Func == nil {
+			return s.state.Clear("", ""), nil
+		}
+		fn, err := t.ResolveFunc(*c.Func)
+		if err != nil {
+			return nil, err
+		}
+		return s.state.Clear(fn, c.Cond), nil
+	case adi.ContinueCmd:
+		if err := s.ensureConditions(ctx); err != nil {
+			return nil, err
+		}
+		return s.withFLT(ctx, s.state.Continue(s.hits))
+	case adi.PrevCmd:
+		if err := s.ensureConditions(ctx); err != nil {
+			return nil, err
+		}
+		return s.withFLT(ctx, s.state.Prev(s.hits))
+	case adi.StepIntoCmd:
+		j, err := t.ResolveFrame(c.Frame)
+		if err != nil {
+			return nil, err
+		}
+		nav, err := s.state.StepInto(t.Frames[j].FID)
+		if err != nil {
+			return nil, err
+		}
+		return s.withFLT(ctx, nav)
+	case adi.StepOutCmd:
+		return s.withFLT(ctx, s.state.StepOut())
+	case adi.CallTreeCmd:
+		j, err := s.frameOrCurrent(c.Frame)
+		if err != nil {
+			return nil, err
+		}
+		return t.CallTree(j, c.Options)
+	case adi.ListFramesCmd:
+		fn, err := t.ResolveFunc(c.Func)
+		if err != nil {
+			return nil, err
+		}
+		return t.ListFrames(fn, c.Filter), nil
+	case adi.DiffCmd:
+		a, err := s.refFLT(ctx, c.A)
+		if err != nil {
+			return nil, err
+		}
+		b, err := s.refFLT(ctx, c.B)
+		if err != nil {
+			return nil, err
+		}
+		return t.Diff(a, b), nil
+	case adi.StateCmd:
+		return s.state.Summary(), nil
+	case adi.ListCmd:
+		return s.state.ListBreakpoints(), nil
+	case adi.FLTCmd:
+		j, err := s.frameOrCurrent(c.Frame)
+		if err != nil {
+			return nil, err
+		}
+		if t.Len() == 0 {
+			return nil, adi.NotFoundf("the recording has no frames (%s); check the target's output", runSummary(s.base))
+		}
+		flt, err := s.FLT(ctx, j)
+		if err != nil {
+			return nil, err
+		}
+		return t.FLTView(flt), nil
+	case adi.ExecCmd:
+		return s.exec(ctx, c)
+	}
+	return nil, adi.BadInputf("command %q is not supported here", cmd.Name())
+}
+
+func (s *Session) frameOrCurrent(r *adi.Ref) (int, error) {
+	if r == nil {
+		if s.trace.Len() == 0 {
+			return 0, adi.NotFoundf("the recording has no frames (%s)", runSummary(s.base))
+		}
+		return s.state.Cur, nil
+	}
+	return s.trace.ResolveFrame(*r)
+}
+
+func (s *Session) refFLT(ctx context.Context, r adi.Ref) (*adi.FLT, error) {
+	j, err := s.trace.ResolveFrame(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.FLT(ctx, j)
+}
+
+// withFLT attaches the FLT of the new T[i] to a navigation answer.
+func (s *Session) withFLT(ctx context.Context, nav *adi.NavResult) (adi.Result, error) {
+	if s.trace.Frame(nav.Frame) == nil {
+		return nav, nil
+	}
+	flt, err := s.FLT(ctx, nav.Frame)
+	if err != nil {
+		return nil, err
+	}
+	nav.FLT = s.trace.FLTView(flt)
+	return nav, nil
+}
+
+// hitList lists the frames a breakpoint matches.
+func (s *Session) hitList(b adi.Breakpoint) []string {
+	var out []string
+	for _, j := range s.trace.Invocations(b.Func) {
+		if b.Cond == "" || s.hits.Holds(b, j) {
+			out = append(out, s.trace.Frames[j].FID.String())
+		}
+	}
+	return out
+}
+
+// breakAnswer is break's result with the frames the breakpoint matches.
+type breakAnswer struct {
+	*adi.BreakResult
+	Hits      []string `json:"hits"`
+	CondError string   `json:"condition_error,omitempty"`
+}
+
+// Text renders the break result, the hits, and any condition error.
+func (b *breakAnswer) Text(o adi.TextOptions) string {
+	out := b.BreakResult.Text(o)
+	switch {
+	case b.CondError != "":
+		out += "Condition error: " + b.CondError + "\n"
+	}
+	if len(b.Hits) == 0 {
+		return out + "No invocation matches it; continue will stay where it is.\n"
+	}
+	shown := b.Hits
+	more := ""
+	if len(shown) > 10 {
+		more = fmt.Sprintf(" … and %d more", len(shown)-10)
+		shown = shown[:10]
+	}
+	return out + fmt.Sprintf("Matches %d invocation(s): %s%s. Next: continue.\n", len(b.Hits), strings.Join(shown, ", "), more)
+}

@@ -1,0 +1,187 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/probe"
+)
+
+// debugRun is a probe run under debugpy: the adapter, the launch, and a goroutine that consumes
+// the session's events (output into captures, stops into a channel, exit into the run).
+type debugRun struct {
+	run    *Run
+	ad     *dap.Adapter
+	stdout *capture
+	stderr *capture
+	start  time.Time
+
+	stops  chan godap.StoppedEventBody
+	ended  chan struct{} // closed when the debuggee has exited or the session ended
+	mu     sync.Mutex
+	exit   int
+	exited bool
+}
+
+// startDebug launches the program under debugpy. configure runs between launch and
+// configurationDone, where breakpoints are set. The caller must call close.
+func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func(context.Context, *dap.Client) error) (*debugRun, error) {
+	p := rn.prog
+	if p.Debugpy == nil {
+		return nil, fmt.Errorf("this run needs debugpy, and no python with debugpy was found; run `make deps` or pass --python")
+	}
+	probeDir, err := probe.Install()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := rn.newRunDir()
+	if err != nil {
+		return nil, err
+	}
+	cfgPath, err := rn.config(dir, req)
+	if err != nil {
+		return nil, err
+	}
+	ad, err := dap.StartAdapter(ctx, dap.AdapterOptions{Python: p.Debugpy, Env: p.Env, Dir: p.Dir, Log: rn.log})
+	if err != nil {
+		return nil, err
+	}
+	d := &debugRun{
+		run: &Run{Dir: dir, Debug: true}, ad: ad, start: time.Now(),
+		stdout: &capture{category: "stdout", sink: req.Output},
+		stderr: &capture{category: "stderr", sink: req.Output},
+		stops:  make(chan godap.StoppedEventBody, 16),
+		ended:  make(chan struct{}),
+		exit:   -1,
+	}
+	events := ad.Client.Subscribe()
+	go d.consume(events)
+	c := ad.Client
+	if _, err := c.Initialize(ctx); err != nil {
+		d.close()
+		return nil, fmt.Errorf("start debugpy: %w", err)
+	}
+	args := map[string]any{
+		"name": "adi", "type": "python", "request": "launch",
+		"program": probe.Script(probeDir), "args": []string{cfgPath},
+		"python": append([]string{p.Python}, p.PyFlags...),
+		"cwd":    p.Dir, "console": "internalConsole", "redirectOutput": true,
+		"justMyCode": true, "subProcess": false, "showReturnValue": false,
+		"rules": []map[string]any{{"path": filepath.Join(probeDir, "**"), "include": false}},
+	}
+	err = c.Launch(ctx, args, func(ctx context.Context) error {
+		if err := c.SetExceptionBreakpoints(ctx, nil); err != nil {
+			return err
+		}
+		if configure != nil {
+			return configure(ctx, c)
+		}
+		return nil
+	})
+	if err != nil {
+		d.close()
+		return nil, fmt.Errorf("launch under debugpy: %w", err)
+	}
+	return d, nil
+}
+
+func (d *debugRun) consume(events *dap.Subscription) {
+	defer close(d.ended)
+	defer events.Close()
+	for {
+		m, err := events.Next(context.Background())
+		if err != nil {
+			return
+		}
+		switch m.Event {
+		case "output":
+			var b godap.OutputEventBody
+			if m.Body(&b) == nil {
+				switch b.Category {
+				case "stdout":
+					_, _ = d.stdout.Write([]byte(b.Output))
+				case "stderr":
+					_, _ = d.stderr.Write([]byte(b.Output))
+				}
+			}
+		case "stopped":
+			var b godap.StoppedEventBody
+			if m.Body(&b) == nil {
+				select {
+				case d.stops <- b:
+				default:
+				}
+			}
+		case "exited":
+			var b godap.ExitedEventBody
+			if m.Body(&b) == nil {
+				d.mu.Lock()
+				d.exit, d.exited = b.ExitCode, true
+				d.mu.Unlock()
+			}
+			return
+		case "terminated":
+			return
+		}
+	}
+}
+
+// waitStop waits for the next stop. It returns ok=false when the debuggee ended first.
+func (d *debugRun) waitStop(ctx context.Context) (godap.StoppedEventBody, bool, error) {
+	select {
+	case s := <-d.stops:
+		return s, true, nil
+	case <-d.ended:
+		return godap.StoppedEventBody{}, false, nil
+	case <-ctx.Done():
+		return godap.StoppedEventBody{}, false, ctx.Err()
+	}
+}
+
+// finish waits for the debuggee to end (or ctx) and reads what the probe wrote.
+func (d *debugRun) finish(ctx context.Context) (*Run, error) {
+	select {
+	case <-d.ended:
+	case <-ctx.Done():
+		d.run.TimedOut = true
+	}
+	return d.collect()
+}
+
+// collect ends every process of the run and reads its output.
+func (d *debugRun) collect() (*Run, error) {
+	d.close()
+	r := d.run
+	r.Elapsed = time.Since(d.start)
+	d.mu.Lock()
+	r.ExitCode = d.exit
+	d.mu.Unlock()
+	r.Stdout, r.Stderr = d.stdout.bytes(), d.stderr.bytes()
+	if err := saveOutput(r); err != nil {
+		return nil, err
+	}
+	rec, err := probe.Read(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Result != nil && r.ExitCode == -1 {
+		r.ExitCode = rec.Result.Exit.Code
+	}
+	r.Rec = rec
+	return r, nil
+}
+
+// close ends the adapter and every process of the run.
+func (d *debugRun) close() {
+	d.ad.Close()
+}
+
+// removeRun deletes a run's directory (runs whose output is not worth keeping).
+func removeRun(r *Run) { _ = os.RemoveAll(r.Dir) }

@@ -1,0 +1,328 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
+)
+
+// External is a session whose first run (run 0000, the recording T) is launched by someone else:
+// an editor debugging the program through `adi dap`. The bridge prepares the run (the session
+// directory, the probe config); the launcher starts the probe with it; the session is in the
+// Manager from the start, so every face sees it while it runs. While the run is live, Refresh
+// re-reads what the probe has written so far, and Stopped records where the editor stopped; when
+// the run ends, Finish takes its final recording and RecordStops records the FLTs of every frame
+// the editor stopped in with one plain re-run.
+//
+// External's methods are safe for concurrent use; they take the session's lock, so they wait for
+// a command that is running.
+type External struct {
+	// ConfigPath is the probe config of the run (the probe's one argument).
+	ConfigPath string
+	// Script is the probe's entry script: the program the launcher must run.
+	Script string
+	// ProbeDir is the probe's directory: the launcher hides its frames from the user.
+	ProbeDir string
+	// RunDir is the run's output directory (runs/0000).
+	RunDir string
+
+	s      *Session
+	stdout *capture
+	stderr *capture
+	start  time.Time
+
+	mu       sync.Mutex // serialises Refresh, Stopped and Finish
+	stops    []int      // T indexes of the frames the editor stopped in, in order of first stop
+	finished bool
+	done     chan struct{}
+}
+
+// ExternalPurpose is the purpose reported in the events of an editor's run.
+const ExternalPurpose = "editor run"
+
+// StartExternal registers a new session whose first run someone else launches. id may be "" for
+// a fresh one. It checks the target like Create does, creates the session directory and run 0000
+// with its probe config, and returns what the launcher needs. T is empty until Refresh or Finish.
+func (m *Manager) StartExternal(ctx context.Context, id string, opts Options) (*External, error) {
+	if id == "" {
+		id = NewID()
+	}
+	if !validID(id) {
+		return nil, fmt.Errorf("session id %q is not valid; use letters, digits, '-' and '_': %w", id, ErrNoSession)
+	}
+	m.mu.Lock()
+	if _, ok := m.sessions[id]; ok || m.creating[id] {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("session %s already exists; close it first or pick another id", id)
+	}
+	m.creating[id] = true
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.creating, id)
+		m.mu.Unlock()
+	}()
+	dir := filepath.Join(m.root, id)
+	_ = os.RemoveAll(dir)
+	x, err := newExternal(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	m.mu.Lock()
+	m.sessions[id] = x.s
+	m.mu.Unlock()
+	x.s.emit(Event{Session: id, Kind: "run_started", Run: filepath.Base(x.RunDir), Purpose: ExternalPurpose})
+	return x, nil
+}
+
+func newExternal(ctx context.Context, opts Options, cfg SessionConfig) (*External, error) {
+	prog, tg, err := NewProgram(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	if cfg.Events == nil {
+		cfg.Events = func(Event) {}
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.Dir, "runs"), 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the session directory %s (is the disk full?): %w", cfg.Dir, err)
+	}
+	s := &Session{
+		ID: cfg.ID, Dir: cfg.Dir, Opts: opts, log: cfg.Log, prog: prog, target: tg, emit: cfg.Events,
+		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
+		created: time.Now(),
+	}
+	s.rn = &runner{prog: prog, dir: filepath.Join(cfg.Dir, "runs"), log: cfg.Log}
+	if err := writeJSON(filepath.Join(cfg.Dir, "session.json"), s.meta()); err != nil {
+		return nil, err
+	}
+	probeDir, err := probe.Install()
+	if err != nil {
+		return nil, err
+	}
+	runDir, err := s.rn.newRunDir()
+	if err != nil {
+		return nil, err
+	}
+	cfgPath, err := s.rn.config(runDir, RunRequest{})
+	if err != nil {
+		return nil, err
+	}
+	t := &adi.Trace{Root: prog.Root, Partial: true}
+	t.Index()
+	s.trace = t
+	s.base = &Run{Dir: runDir, Debug: true, ExitCode: -1, Rec: &probe.Recording{Trace: t, FLTs: map[int]*adi.FLT{}}}
+	s.state = adi.NewState(t)
+	s.saveState()
+	s.refreshInfo()
+	x := &External{
+		ConfigPath: cfgPath, Script: probe.Script(probeDir), ProbeDir: probeDir, RunDir: runDir,
+		s: s, start: time.Now(), done: make(chan struct{}),
+	}
+	sink := func(stream string, b []byte) {
+		s.emit(Event{Session: s.ID, Kind: "output", Stream: stream, Text: string(b)})
+	}
+	x.stdout = &capture{category: "stdout", sink: sink}
+	x.stderr = &capture{category: "stderr", sink: sink}
+	return x, nil
+}
+
+// Session returns the session the run belongs to.
+func (x *External) Session() *Session { return x.s }
+
+// Done is closed when Finish has taken the run's final recording.
+func (x *External) Done() <-chan struct{} { return x.done }
+
+// Output records the target's output ("stdout" or "stderr"), as the launcher reports it; the
+// session's listeners receive it as output events.
+func (x *External) Output(stream string, text []byte) {
+	switch stream {
+	case "stdout":
+		_, _ = x.stdout.Write(text)
+	case "stderr":
+		_, _ = x.stderr.Write(text)
+	}
+}
+
+// Refresh re-reads what the probe has written so far into T. The probe writes in batches: ask it
+// to flush first (adi_probe.editor.flush, while the debuggee is paused) to see every call. Frames
+// keep their indexes as T grows; condition results are dropped when it grew, so that the next
+// command that needs them evaluates them on the longer T. After Finish it does nothing.
+func (x *External) Refresh() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.finished {
+		return nil
+	}
+	rec, err := probe.Read(x.RunDir)
+	if err != nil {
+		return fmt.Errorf("cannot read the editor run's recording so far: %w", err)
+	}
+	rec.Trace.Partial = true // the run is live: its tail is still to come
+	x.adoptRecording(rec, x.s.Base().ExitCode, nil)
+	return nil
+}
+
+// adoptRecording makes rec the session's T (and base, when run is non-nil); the caller holds x.mu.
+func (x *External) adoptRecording(rec *probe.Recording, exitCode int, run *Run) {
+	s := x.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.trace.Len()
+	if rec.Trace.Len() < old && run == nil {
+		return // a reader raced a truncated read; keep the longer T
+	}
+	rec.Trace.Root = s.prog.Root
+	if run == nil {
+		run = &Run{Dir: x.RunDir, Debug: true, ExitCode: exitCode}
+	}
+	run.Rec = rec
+	s.snap.Lock()
+	s.trace = rec.Trace
+	s.base = run
+	s.snap.Unlock()
+	s.state.Trace = rec.Trace
+	if s.trace.Frame(s.state.Cur) == nil {
+		s.state.Cur = 0
+	}
+	if rec.Trace.Len() != old {
+		clear(s.hits)
+		clear(s.condErr)
+		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(x.RunDir), Frames: rec.Trace.Len()})
+	}
+	s.saveState()
+	s.refreshInfo()
+}
+
+// Stopped records that the editor stopped in frame j of T (an index the probe reported; call
+// Refresh first so that T has it) and makes it the frame under inspection, so that flt and
+// call-tree without a frame answer about where the editor is. It reports whether T has frame j.
+func (x *External) Stopped(j int) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	s := x.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trace.Frame(j) == nil {
+		return false
+	}
+	found := false
+	for _, k := range x.stops {
+		found = found || k == j
+	}
+	if !found {
+		x.stops = append(x.stops, j)
+	}
+	s.state.Cur = j
+	s.saveState()
+	s.refreshInfo()
+	return true
+}
+
+// Stops returns the T indexes of the frames the editor stopped in, in order of first stop.
+func (x *External) Stops() []int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return append([]int(nil), x.stops...)
+}
+
+// Finish ends the run: it keeps the output and exit code (-1 when unknown: the probe's result
+// then gives it) and takes the probe's final recording as T. It is safe to call more than once;
+// only the first call counts.
+func (x *External) Finish(exitCode int) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.finished {
+		return nil
+	}
+	x.finished = true
+	defer close(x.done)
+	run := &Run{Dir: x.RunDir, Debug: true, ExitCode: exitCode, Elapsed: time.Since(x.start)}
+	run.Stdout, run.Stderr = x.stdout.bytes(), x.stderr.bytes()
+	rec, err := probe.Read(x.RunDir)
+	if err != nil {
+		return fmt.Errorf("cannot read the editor run's recording: %w", err)
+	}
+	if run.ExitCode == -1 && rec.Result != nil {
+		run.ExitCode = rec.Result.Exit.Code
+	}
+	if err := saveOutput(run); err != nil {
+		return err
+	}
+	x.adoptRecording(rec, run.ExitCode, run)
+	x.s.emit(Event{Session: x.s.ID, Kind: "run_finished", Run: filepath.Base(x.RunDir), Purpose: ExternalPurpose,
+		Frames: rec.Trace.Len(), FLTs: len(rec.FLTs)})
+	return nil
+}
+
+// RecordStops records, with one plain re-run of the program, the FLT of every frame the editor
+// stopped in that is not cached yet. The re-run is checked against T like every re-run of a
+// session. It does nothing when every stop has its FLT.
+func (x *External) RecordStops(ctx context.Context) error {
+	return x.s.recordFLTs(ctx, x.Stops(), "record FLTs of the editor's stops")
+}
+
+// recordFLTs records the FLTs of frames (indexes in T) with one re-run, as a command does: under
+// the session's lock, cancelled by Close.
+func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("session %s is closed; create a new one: %w", s.ID, ErrClosed)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.stopMu.Lock()
+	s.stop = cancel
+	s.stopMu.Unlock()
+	s.busy.Store(true)
+	defer s.busy.Store(false)
+	defer s.refreshInfo()
+	var req RunRequest
+	var want []int
+	for _, j := range frames {
+		f := s.trace.Frame(j)
+		if f == nil {
+			continue
+		}
+		if _, ok := s.flts[j]; ok {
+			continue
+		}
+		want = append(want, j)
+		req.Trace = append(req.Trace, probe.Selector{Func: f.FID.Func, Index: f.FID.Index})
+		req.Expect = append(req.Expect, s.expect(j))
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	run, err := s.record(ctx, purpose, req)
+	if err != nil {
+		return err
+	}
+	if err := s.adopt(run); err != nil {
+		return err
+	}
+	var missing []string
+	sort.Ints(want)
+	for _, j := range want {
+		if _, ok := s.flts[j]; !ok {
+			missing = append(missing, s.trace.Frames[j].FID.String())
+		}
+	}
+	if len(missing) > 0 {
+		return adi.NotFoundf("the re-run did not reach %v (%s); the editor's run cannot be replayed", missing, runSummary(run))
+	}
+	return nil
+}

@@ -1,0 +1,296 @@
+package bridge
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// ErrNoSession is wrapped by errors about a session id that does not exist.
+var ErrNoSession = errors.New("no such session")
+
+// ManagerConfig configures a Manager.
+type ManagerConfig struct {
+	// StateDir holds the sessions (StateDir/sessions/<id>); default StateDir().
+	StateDir string
+	// IdleTimeout closes sessions unused for this long (0: never).
+	IdleTimeout time.Duration
+	Log         hclog.Logger
+}
+
+// StateDir returns where adi keeps sessions: $ADI_STATE_DIR, or adi under the user's state
+// directory ($XDG_STATE_HOME or ~/.local/state), or under the temporary directory.
+func StateDir() string {
+	if d := os.Getenv("ADI_STATE_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "adi")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "state", "adi")
+	}
+	return filepath.Join(os.TempDir(), "adi-state")
+}
+
+// Manager owns the sessions of one adi process: it creates, finds, lists, closes and deletes them,
+// reopens sessions left on disk by an earlier process, and closes idle ones. It runs one goroutine
+// (the idle reaper) when IdleTimeout is set; Shutdown ends it.
+type Manager struct {
+	cfg  ManagerConfig
+	log  hclog.Logger
+	root string
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	creating map[string]bool
+	subs     map[int]func(Event)
+	nextSub  int
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+// NewManager returns a Manager over cfg.StateDir.
+func NewManager(cfg ManagerConfig) (*Manager, error) {
+	if cfg.StateDir == "" {
+		cfg.StateDir = StateDir()
+	}
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	root := filepath.Join(cfg.StateDir, "sessions")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the state directory %s (set ADI_STATE_DIR): %w", root, err)
+	}
+	m := &Manager{cfg: cfg, log: cfg.Log, root: root, sessions: map[string]*Session{},
+		creating: map[string]bool{}, subs: map[int]func(Event){}, done: make(chan struct{})}
+	if cfg.IdleTimeout > 0 {
+		go m.reapIdle()
+	}
+	return m, nil
+}
+
+// Subscribe registers fn for every session's events; the returned function unregisters it. fn is
+// called from the goroutine doing the work and must not block.
+func (m *Manager) Subscribe(fn func(Event)) (cancel func()) {
+	m.mu.Lock()
+	id := m.nextSub
+	m.nextSub++
+	m.subs[id] = fn
+	m.mu.Unlock()
+	return func() {
+		m.mu.Lock()
+		delete(m.subs, id)
+		m.mu.Unlock()
+	}
+}
+
+func (m *Manager) emit(ev Event) {
+	m.mu.Lock()
+	subs := make([]func(Event), 0, len(m.subs))
+	for _, fn := range m.subs {
+		subs = append(subs, fn)
+	}
+	m.mu.Unlock()
+	for _, fn := range subs {
+		fn(ev)
+	}
+}
+
+// NewID returns a fresh session id.
+func NewID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Create records a new session. id may be "" for a fresh one.
+func (m *Manager) Create(ctx context.Context, id string, opts Options) (*Session, error) {
+	if id == "" {
+		id = NewID()
+	}
+	if !validID(id) {
+		return nil, fmt.Errorf("session id %q is not valid; use letters, digits, '-' and '_': %w", id, ErrNoSession)
+	}
+	m.mu.Lock()
+	if _, ok := m.sessions[id]; ok || m.creating[id] {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("session %s already exists; close it first or pick another id", id)
+	}
+	m.creating[id] = true
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.creating, id)
+		m.mu.Unlock()
+	}()
+	dir := filepath.Join(m.root, id)
+	_ = os.RemoveAll(dir) // a closed session of the same id is replaced
+	s, err := NewSession(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit})
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	m.mu.Lock()
+	m.sessions[id] = s
+	m.mu.Unlock()
+	return s, nil
+}
+
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Get returns an open session, reopening it from disk when an earlier process left it there.
+func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
+	m.mu.Lock()
+	s, ok := m.sessions[id]
+	m.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	if !validID(id) {
+		return nil, fmt.Errorf("no session %q: %w", id, ErrNoSession)
+	}
+	dir := filepath.Join(m.root, id)
+	if _, err := os.Stat(filepath.Join(dir, "session.json")); err != nil {
+		return nil, fmt.Errorf("no session %q; list them with session.list or create one: %w", id, ErrNoSession)
+	}
+	s, err := LoadSession(ctx, dir, m.log.Named(id), m.emit)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if prev, ok := m.sessions[id]; ok {
+		s = prev // another caller reopened it first
+	} else {
+		m.sessions[id] = s
+	}
+	m.mu.Unlock()
+	return s, nil
+}
+
+// List returns every session: the open ones and those on disk.
+func (m *Manager) List() []Info {
+	m.mu.Lock()
+	open := make(map[string]*Session, len(m.sessions))
+	for id, s := range m.sessions {
+		open[id] = s
+	}
+	m.mu.Unlock()
+	var out []Info
+	for _, s := range open {
+		out = append(out, s.Info())
+	}
+	ents, _ := os.ReadDir(m.root)
+	for _, e := range ents {
+		if _, ok := open[e.Name()]; ok || !e.IsDir() {
+			continue
+		}
+		if info, ok := diskInfo(filepath.Join(m.root, e.Name())); ok {
+			out = append(out, info)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Created.Before(out[b].Created) })
+	return out
+}
+
+// diskInfo describes a session on disk without loading its recording.
+func diskInfo(dir string) (Info, bool) {
+	var meta sessionMeta
+	if err := readJSON(filepath.Join(dir, "session.json"), &meta); err != nil {
+		return Info{}, false
+	}
+	info := Info{ID: meta.ID, Command: meta.Options.Command, Dir: meta.Options.Dir, Created: meta.Created, Closed: true}
+	var rm runMeta
+	if readJSON(filepath.Join(dir, "runs", "0000", "run.json"), &rm) == nil {
+		info.ExitCode = rm.ExitCode
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs", "0000", "result.json")); err != nil {
+		info.Partial = true
+	}
+	return info, true
+}
+
+// Close closes a session: its processes end (none outlives a command), its data stays on disk.
+func (m *Manager) Close(id string) error {
+	m.mu.Lock()
+	s, ok := m.sessions[id]
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	if !ok {
+		if _, err := os.Stat(filepath.Join(m.root, id, "session.json")); err == nil && validID(id) {
+			return nil // on disk only: already closed
+		}
+		return fmt.Errorf("no session %q: %w", id, ErrNoSession)
+	}
+	s.Close()
+	return nil
+}
+
+// Delete closes a session and removes its directory.
+func (m *Manager) Delete(id string) error {
+	if err := m.Close(id); err != nil {
+		return err
+	}
+	if !validID(id) || strings.ContainsAny(id, "/.") {
+		return fmt.Errorf("no session %q: %w", id, ErrNoSession)
+	}
+	return os.RemoveAll(filepath.Join(m.root, id))
+}
+
+// Shutdown closes every open session and stops the reaper.
+func (m *Manager) Shutdown() {
+	m.stopOnce.Do(func() { close(m.done) })
+	m.mu.Lock()
+	ids := make([]string, 0, len(m.sessions))
+	for id := range m.sessions {
+		ids = append(ids, id)
+	}
+	m.mu.Unlock()
+	for _, id := range ids {
+		_ = m.Close(id)
+	}
+}
+
+func (m *Manager) reapIdle() {
+	tick := time.NewTicker(min(m.cfg.IdleTimeout/4, time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.done:
+			return
+		case <-tick.C:
+		}
+		m.mu.Lock()
+		var idle []string
+		for id, s := range m.sessions {
+			if d, busy := s.Idle(); !busy && d > m.cfg.IdleTimeout {
+				idle = append(idle, id)
+			}
+		}
+		m.mu.Unlock()
+		for _, id := range idle {
+			m.log.Info("closing idle session", "session", id)
+			_ = m.Close(id)
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package bridge
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/probe"
+	"github.com/adi-bridge/adi/target"
+)
+
+// Options describe a session: what to run, where, and within which limits.
+type Options struct {
+	// Command is the target command line as an agent types it ("python -m pytest t.py::test -q").
+	Command string `json:"command"`
+	// Dir is the working directory (default: adi's).
+	Dir string `json:"dir,omitempty"`
+	// Env adds KEY=VALUE pairs to adi's environment for the target.
+	Env []string `json:"env,omitempty"`
+	// Root is the project root, what counts as user code (default: Dir).
+	Root    string   `json:"root,omitempty"`
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+	// Timeout bounds one run of the target (default 60s).
+	Timeout time.Duration `json:"timeout,omitempty"`
+	Limits  probe.Limits  `json:"limits"`
+	// ReprLimit bounds rendered values, in characters (default 200).
+	ReprLimit int `json:"repr_limit,omitempty"`
+	// Python is the --python choice for the interpreter with debugpy ("" = discover).
+	Python string `json:"python,omitempty"`
+}
+
+// DefaultTimeout bounds one run when Options.Timeout is zero.
+const DefaultTimeout = 60 * time.Second
+
+// plainPython reports whether the interpreter word names "the" python rather than a particular
+// one; adi then runs the python that has debugpy, so every run of the session (recording or under
+// the debugger) uses the same interpreter.
+func plainPython(word string) bool {
+	switch word {
+	case "python", "python3":
+		return true
+	}
+	return false
+}
+
+// NewProgram turns options into the Program every run of the session executes. It checks what
+// can be checked without running anything, so a bad target fails before a run starts.
+func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error) {
+	tg, err := target.Parse(o.Command)
+	if err != nil {
+		return nil, tg, err
+	}
+	dir := o.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, tg, err
+		}
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, tg, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, tg, adi.BadInputf("working directory %s does not exist; pass an existing --dir", dir)
+	}
+	root := o.Root
+	if root == "" {
+		root = dir
+	}
+	root = absIn(dir, root)
+
+	p := &Program{
+		PyFlags: tg.PyFlags, Dir: dir, Root: root, Include: o.Include, Exclude: o.Exclude,
+		Limits: o.Limits, ReprLimit: o.ReprLimit, Timeout: o.Timeout,
+	}
+	if p.Timeout <= 0 {
+		p.Timeout = DefaultTimeout
+	}
+	// The python with debugpy is needed for execute and live runs; recording works without it
+	// when the target names its own interpreter.
+	dbg, dbgErr := dap.FindPython(ctx, o.Python)
+	p.Debugpy = dbg
+	switch {
+	case plainPython(tg.Python):
+		if dbgErr != nil {
+			return nil, tg, dbgErr
+		}
+		p.Python = dbg.Path
+	case strings.ContainsRune(tg.Python, '/'):
+		p.Python = absIn(dir, tg.Python)
+	default:
+		if p.Python, err = exec.LookPath(tg.Python); err != nil {
+			return nil, tg, adi.BadInputf("interpreter %q not found on PATH; give its path", tg.Python)
+		}
+	}
+	if _, err := os.Stat(p.Python); err != nil {
+		return nil, tg, adi.BadInputf("interpreter %s does not exist; give an existing python", p.Python)
+	}
+
+	p.Target = probe.Target{Mode: string(tg.Mode), Argv: tg.Args}
+	if p.Target.Argv == nil {
+		p.Target.Argv = []string{}
+	}
+	switch tg.Mode {
+	case target.Script:
+		p.Target.Path = absIn(dir, tg.Path)
+		st, err := os.Stat(p.Target.Path)
+		if err != nil {
+			return nil, tg, adi.BadInputf("cannot run %s: no such file", p.Target.Path)
+		}
+		if st.IsDir() {
+			// python runs a directory's __main__.py; the probe does the same.
+			if _, err := os.Stat(filepath.Join(p.Target.Path, "__main__.py")); err != nil {
+				return nil, tg, adi.BadInputf("cannot run %s: a directory without __main__.py", p.Target.Path)
+			}
+		}
+	case target.Module:
+		p.Target.Module = tg.Module
+	case target.Code:
+		p.Target.Code = tg.Code
+	}
+	if tg.Stdin != "" {
+		p.Target.Stdin = absIn(dir, tg.Stdin)
+		if _, err := os.Stat(p.Target.Stdin); err != nil {
+			return nil, tg, adi.BadInputf("the input file %s does not exist", p.Target.Stdin)
+		}
+	}
+
+	env := append(os.Environ(), o.Env...)
+	for _, e := range tg.Env {
+		env = append(env, e.Key+"="+e.Value)
+	}
+	if !hasEnv(env, "PYTHONHASHSEED") {
+		env = append(env, "PYTHONHASHSEED=0") // every run of a session hashes the same way
+	}
+	env = append(env, "PYDEVD_DISABLE_FILE_VALIDATION=1")
+	p.Env = dedupEnv(env)
+	return p, tg, nil
+}
+
+func absIn(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+func hasEnv(env []string, key string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// dedupEnv keeps the last assignment of each variable, in the order of first appearance.
+func dedupEnv(env []string) []string {
+	last := map[string]string{}
+	var order []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := last[k]; !ok {
+			order = append(order, k)
+		}
+		last[k] = v
+	}
+	out := make([]string, len(order))
+	for i, k := range order {
+		out[i] = k + "=" + last[k]
+	}
+	return out
+}

@@ -1,0 +1,261 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/probe"
+)
+
+// Program is what every run of a session executes: the interpreter, its flags, the probe target,
+// and the environment. All runs of a session share one Program, so they are replays of each other.
+type Program struct {
+	// Python is the interpreter that runs the target (and the probe inside it).
+	Python string
+	// PyFlags are interpreter options given before the target (-u, -X dev, ...).
+	PyFlags []string
+	Target  probe.Target
+	Dir     string   // working directory
+	Env     []string // complete environment (PYTHONHASHSEED included)
+	Root    string   // project root: what is user code
+	Include []string
+	Exclude []string
+	Limits  probe.Limits
+	// ReprLimit bounds rendered values (characters); 0 means the probe's default.
+	ReprLimit int
+	// Timeout bounds the wall-clock time of one run.
+	Timeout time.Duration
+	// Debugpy is the python with debugpy whose adapter runs debug runs.
+	Debugpy *dap.Python
+}
+
+// Run is one execution of the Program by the probe.
+type Run struct {
+	Dir      string // the run's directory: config, probe output, stdout, stderr
+	Debug    bool   // ran under debugpy
+	Rec      *probe.Recording
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+	TimedOut bool
+	Elapsed  time.Duration
+}
+
+// Failed reports whether the target did not exit with status 0.
+func (r *Run) Failed() bool { return r.ExitCode != 0 || r.TimedOut }
+
+// RunRequest says what a run records besides T.
+type RunRequest struct {
+	Trace      []probe.Selector
+	Conditions []probe.Condition
+	Expect     []probe.Expect
+	// Stops are the places a debug run may stop at (execute); only debug runs use them.
+	Stops []probe.Stop
+	// Output receives the target's output as it comes (may be nil): category is "stdout" or "stderr".
+	Output func(category string, text []byte)
+}
+
+// maxOutput bounds the target output kept per stream; the rest is counted and dropped.
+const maxOutput = 4 << 20
+
+// runner starts probe runs of one Program into numbered directories under dir.
+type runner struct {
+	prog *Program
+	dir  string
+	log  hclog.Logger
+
+	mu   sync.Mutex
+	next int
+}
+
+func (rn *runner) newRunDir() (string, error) {
+	rn.mu.Lock()
+	n := rn.next
+	rn.next++
+	rn.mu.Unlock()
+	d := filepath.Join(rn.dir, fmt.Sprintf("%04d", n))
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		return "", fmt.Errorf("create run directory (is the disk full? free space or set ADI_STATE_DIR): %w", err)
+	}
+	return d, nil
+}
+
+// config writes the probe config for a run into its directory.
+func (rn *runner) config(dir string, req RunRequest) (string, error) {
+	p := rn.prog
+	cfg := probe.Config{
+		Version: 1, Out: dir, Target: p.Target, Root: p.Root, Include: nonNil(p.Include), Exclude: nonNil(p.Exclude),
+		ReprLimit: p.ReprLimit, Limits: p.Limits,
+		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
+	}
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return "", fmt.Errorf("write run config (is the disk full?): %w", err)
+	}
+	return path, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// record runs the program under the probe alone (no debugpy): the fast path for recording.
+func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
+	probeDir, err := probe.Install()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := rn.newRunDir()
+	if err != nil {
+		return nil, err
+	}
+	cfgPath, err := rn.config(dir, req)
+	if err != nil {
+		return nil, err
+	}
+	p := rn.prog
+	args := append(append([]string(nil), p.PyFlags...), probe.Script(probeDir), cfgPath)
+	cmd := exec.Command(p.Python, args...)
+	cmd.Dir = p.Dir
+	tag := dap.NewRunTag()
+	cmd.Env = append(append([]string(nil), p.Env...), dap.RunTagVar+"="+tag)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdout := &capture{category: "stdout", sink: req.Output}
+	stderr := &capture{category: "stderr", sink: req.Output}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+
+	run := &Run{Dir: dir}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", p.Python, err)
+	}
+	lowerPriority(cmd.Process.Pid)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timeout := time.NewTimer(p.Timeout)
+	defer timeout.Stop()
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timeout.C:
+		run.TimedOut = true
+		dap.KillRun(cmd.Process.Pid, tag)
+		waitErr = <-done
+	case <-ctx.Done():
+		dap.KillRun(cmd.Process.Pid, tag)
+		<-done
+		return nil, fmt.Errorf("run cancelled: %w", ctx.Err())
+	}
+	// Children the target left behind end with it.
+	dap.KillRun(0, tag)
+	run.Elapsed = time.Since(start)
+	run.ExitCode = exitCode(cmd.ProcessState, waitErr)
+	run.Stdout, run.Stderr = stdout.bytes(), stderr.bytes()
+	if err := saveOutput(run); err != nil {
+		return nil, err
+	}
+	rec, err := probe.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	run.Rec = rec
+	rn.log.Debug("run finished", "dir", dir, "exit", run.ExitCode, "elapsed", run.Elapsed, "frames", rec.Trace.Len())
+	return run, nil
+}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return ps.ExitCode()
+}
+
+// runMeta is run.json: how a run ended, kept next to what the probe wrote.
+type runMeta struct {
+	ExitCode  int   `json:"exit_code"`
+	TimedOut  bool  `json:"timed_out"`
+	ElapsedMS int64 `json:"elapsed_ms"`
+	Debug     bool  `json:"debug"`
+}
+
+// saveOutput keeps the target's output and how the run ended in the run directory.
+func saveOutput(r *Run) error {
+	for name, b := range map[string][]byte{"stdout": r.Stdout, "stderr": r.Stderr} {
+		if err := os.WriteFile(filepath.Join(r.Dir, name), b, 0o644); err != nil {
+			return fmt.Errorf("save target %s (is the disk full?): %w", name, err)
+		}
+	}
+	return writeJSON(filepath.Join(r.Dir, "run.json"), runMeta{
+		ExitCode: r.ExitCode, TimedOut: r.TimedOut, ElapsedMS: r.Elapsed.Milliseconds(), Debug: r.Debug,
+	})
+}
+
+// capture keeps the first maxOutput bytes of a stream and forwards everything to sink.
+type capture struct {
+	category string
+	sink     func(string, []byte)
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	dropped  int
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	room := maxOutput - c.buf.Len()
+	if room >= len(p) {
+		c.buf.Write(p)
+	} else {
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		c.dropped += len(p) - max(room, 0)
+	}
+	c.mu.Unlock()
+	if c.sink != nil {
+		c.sink(c.category, p)
+	}
+	return len(p), nil
+}
+
+// len returns how many bytes are kept so far.
+func (c *capture) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Len()
+}
+
+func (c *capture) bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := append([]byte(nil), c.buf.Bytes()...)
+	if c.dropped > 0 {
+		b = append(b, fmt.Sprintf("\n[adi: %d more bytes of %s not kept]\n", c.dropped, c.category)...)
+	}
+	return b
+}

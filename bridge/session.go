@@ -1,0 +1,441 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
+	"github.com/adi-bridge/adi/target"
+)
+
+// batchMax bounds how many FLTs one re-run records besides the one asked for: the next hits of
+// the breakpoints, so that the next continue answers from the cache.
+const batchMax = 24
+
+// Event reports progress of a session's long work, for servers to forward.
+type Event struct {
+	Session string `json:"session"`
+	Kind    string `json:"kind"` // run_started, run_finished, output, flt_ready, closed
+	Run     string `json:"run,omitempty"`
+	Purpose string `json:"purpose,omitempty"`
+	Frames  int    `json:"frames,omitempty"`
+	FLTs    int    `json:"flts,omitempty"`
+	Stream  string `json:"stream,omitempty"`
+	Text    string `json:"text,omitempty"`
+}
+
+// Session owns one target command: its Program, the recording T of its first run, the FLTs
+// recorded since, the condition results, and Σ. Commands are serialised: one at a time.
+type Session struct {
+	ID   string
+	Dir  string
+	Opts Options
+
+	log    hclog.Logger
+	prog   *Program
+	target target.Target
+	rn     *runner
+	emit   func(Event)
+
+	mu sync.Mutex
+	// snap guards the base and trace pointers for Base and Trace, which readers call outside
+	// commands; a session whose run is live (external.go) replaces them while it runs.
+	snap    sync.RWMutex
+	base    *Run
+	trace   *adi.Trace
+	state   *adi.State
+	flts    map[int]*adi.FLT
+	hits    adi.Hits                  // condition results, by breakpoint
+	condErr map[adi.Breakpoint]string // first error each condition raised
+	closed  bool
+	created time.Time
+
+	// info is a snapshot for listings, refreshed after every command, so a listing never waits
+	// for a session busy recording.
+	info atomic.Pointer[Info]
+	busy atomic.Bool
+	// stop cancels the running command (Close uses it so it never waits for a long run).
+	stopMu sync.Mutex
+	stop   context.CancelFunc
+}
+
+// SessionConfig is what a session needs besides its Options.
+type SessionConfig struct {
+	ID     string
+	Dir    string // the session's own directory (created)
+	Log    hclog.Logger
+	Events func(Event) // may be nil
+}
+
+// NewSession checks the target, then records it once (T). A target that fails still gives a
+// session: its recording and output are what an agent needs to see.
+func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session, error) {
+	prog, tg, err := NewProgram(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	if cfg.Events == nil {
+		cfg.Events = func(Event) {}
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.Dir, "runs"), 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the session directory %s (is the disk full?): %w", cfg.Dir, err)
+	}
+	s := &Session{
+		ID: cfg.ID, Dir: cfg.Dir, Opts: opts, log: cfg.Log, prog: prog, target: tg, emit: cfg.Events,
+		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
+		created: time.Now(),
+	}
+	s.rn = &runner{prog: prog, dir: filepath.Join(cfg.Dir, "runs"), log: cfg.Log}
+	if err := writeJSON(filepath.Join(cfg.Dir, "session.json"), s.meta()); err != nil {
+		return nil, err
+	}
+	run, err := s.record(ctx, "record T", RunRequest{})
+	if err != nil {
+		return nil, err
+	}
+	s.base = run
+	s.trace = run.Rec.Trace
+	s.trace.Root = prog.Root
+	s.state = adi.NewState(s.trace)
+	s.saveState()
+	s.refreshInfo()
+	return s, nil
+}
+
+// sessionMeta is session.json.
+type sessionMeta struct {
+	ID      string    `json:"id"`
+	Options Options   `json:"options"`
+	Python  string    `json:"python"`
+	Created time.Time `json:"created"`
+}
+
+func (s *Session) meta() sessionMeta {
+	return sessionMeta{ID: s.ID, Options: s.Opts, Python: s.prog.Python, Created: s.created}
+}
+
+// record runs the program under the probe alone and reports progress.
+func (s *Session) record(ctx context.Context, purpose string, req RunRequest) (*Run, error) {
+	s.emit(Event{Session: s.ID, Kind: "run_started", Purpose: purpose})
+	req.Output = func(stream string, b []byte) {
+		s.emit(Event{Session: s.ID, Kind: "output", Stream: stream, Text: string(b)})
+	}
+	run, err := s.rn.record(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if run.Rec.Result != nil && run.Rec.Result.Error != "" && run.Rec.Trace.Len() == 0 {
+		return nil, adi.BadInputf("%s", strings.TrimPrefix(run.Rec.Result.Error, "adi: "))
+	}
+	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(run.Dir), Purpose: purpose,
+		Frames: run.Rec.Trace.Len(), FLTs: len(run.Rec.FLTs)})
+	return run, nil
+}
+
+// Trace returns T (read-only).
+func (s *Session) Trace() *adi.Trace {
+	s.snap.RLock()
+	defer s.snap.RUnlock()
+	return s.trace
+}
+
+// Base returns the session's first run: the recording, exit code and output of the target.
+func (s *Session) Base() *Run {
+	s.snap.RLock()
+	defer s.snap.RUnlock()
+	return s.base
+}
+
+// Info is a session in short, for listings.
+type Info struct {
+	ID         string    `json:"id"`
+	Command    string    `json:"command"`
+	Dir        string    `json:"dir"`
+	Frames     int       `json:"frames"`
+	FLTs       int       `json:"flts"`
+	Current    string    `json:"current"`
+	ExitCode   int       `json:"exit_code"`
+	Partial    bool      `json:"partial"`
+	Closed     bool      `json:"closed"`
+	Created    time.Time `json:"created"`
+	LastUsed   time.Time `json:"last_used"`
+	Breakpoint int       `json:"breakpoints"`
+}
+
+// Info describes the session.
+func (s *Session) Info() Info { return *s.info.Load() }
+
+// refreshInfo takes a new snapshot for Info; the caller holds s.mu (or owns s alone).
+func (s *Session) refreshInfo() {
+	cur := ""
+	if f := s.trace.Frame(s.state.Cur); f != nil {
+		cur = f.FID.String()
+	}
+	s.info.Store(&Info{
+		ID: s.ID, Command: s.Opts.Command, Dir: s.prog.Dir, Frames: s.trace.Len(), FLTs: len(s.flts),
+		Current: cur, ExitCode: s.base.ExitCode, Partial: s.trace.Partial, Closed: s.closed,
+		Created: s.created, LastUsed: time.Now(), Breakpoint: len(s.state.Breakpoints),
+	})
+}
+
+// Idle reports how long the session has not been used, and whether a command is running.
+func (s *Session) Idle() (time.Duration, bool) {
+	return time.Since(s.Info().LastUsed), s.busy.Load()
+}
+
+// Close marks the session closed. Its runs have all ended (a run never outlives its command);
+// its data stays on disk.
+func (s *Session) Close() {
+	s.stopMu.Lock()
+	if s.stop != nil {
+		s.stop()
+	}
+	s.stopMu.Unlock()
+	s.mu.Lock()
+	s.closed = true
+	s.refreshInfo()
+	s.mu.Unlock()
+	s.emit(Event{Session: s.ID, Kind: "closed"})
+}
+
+// ErrClosed is returned by commands on a closed session.
+var ErrClosed = errors.New("session closed")
+
+// FLT returns the FLT of T[j], recording it (with the next breakpoint hits) when it is not cached.
+func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
+	if flt, ok := s.flts[j]; ok {
+		return flt, nil
+	}
+	f := s.trace.Frame(j)
+	if f == nil {
+		return nil, adi.NotFoundf("no frame %d in the recording", j)
+	}
+	sel := append([]int{j}, s.nextHits(j, batchMax)...)
+	req := RunRequest{}
+	for _, k := range sel {
+		if _, ok := s.flts[k]; ok && k != j {
+			continue
+		}
+		fk := s.trace.Frames[k]
+		req.Trace = append(req.Trace, probe.Selector{Func: fk.FID.Func, Index: fk.FID.Index})
+		req.Expect = append(req.Expect, s.expect(k))
+	}
+	run, err := s.record(ctx, "record FLT of "+f.FID.String(), req)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.adopt(run); err != nil {
+		return nil, err
+	}
+	flt, ok := s.flts[j]
+	if !ok {
+		return nil, adi.NotFoundf("the re-run did not reach %s (%s); the recording cannot be replayed", f.FID, runSummary(run))
+	}
+	return flt, nil
+}
+
+// nextHits lists up to n frames after j (then before it) that match B, for batching.
+func (s *Session) nextHits(j, n int) []int {
+	var after, before []int
+	seen := map[int]bool{j: true}
+	for _, b := range s.state.Breakpoints {
+		for _, k := range s.trace.Invocations(b.Func) {
+			if seen[k] || (b.Cond != "" && !s.hits.Holds(b, k)) {
+				continue
+			}
+			seen[k] = true
+			if k > j {
+				after = append(after, k)
+			} else {
+				before = append(before, k)
+			}
+		}
+	}
+	sort.Ints(after)
+	sort.Sort(sort.Reverse(sort.IntSlice(before)))
+	out := append(after, before...)
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// expect is the replay check for frame k: its caller chain and argument fingerprint.
+func (s *Session) expect(k int) probe.Expect {
+	f := s.trace.Frames[k]
+	var chain []string
+	for c := f.Caller; c >= 0; c = s.trace.Frames[c].Caller {
+		chain = append(chain, s.trace.Frames[c].FID.String())
+	}
+	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+		chain[a], chain[b] = chain[b], chain[a]
+	}
+	if chain == nil {
+		chain = []string{}
+	}
+	return probe.Expect{Func: f.FID.Func, Index: f.FID.Index, Chain: chain, ArgsFP: f.ArgsFP}
+}
+
+// adopt checks that a re-run replayed the recording and takes its FLTs into the cache.
+func (s *Session) adopt(run *Run) error {
+	limit := s.replayedUpTo(run.Rec.Trace)
+	if d := run.Rec.Result; d != nil && d.Divergence != nil {
+		return adi.BadInputf("the program did not replay the same way: %s expected %s, got %s; it depends on time, randomness, input or environment, so adi cannot re-run it to record this frame", d.Divergence.FID, d.Divergence.Expected, d.Divergence.Actual)
+	}
+	n := 0
+	for j, flt := range run.Rec.FLTs {
+		if j >= limit {
+			continue
+		}
+		s.flts[j] = flt
+		n++
+	}
+	if n > 0 {
+		s.emit(Event{Session: s.ID, Kind: "flt_ready", FLTs: len(s.flts)})
+	}
+	if limit < s.trace.Len() && limit < run.Rec.Trace.Len() {
+		s.log.Warn("re-run diverged from the recording", "at", limit)
+	}
+	return nil
+}
+
+// replayedUpTo returns the index of the first frame where t differs from the recording (caller,
+// fid or argument fingerprint), or the length of the common prefix.
+func (s *Session) replayedUpTo(t *adi.Trace) int {
+	n := min(t.Len(), s.trace.Len())
+	for k := 0; k < n; k++ {
+		a, b := &s.trace.Frames[k], &t.Frames[k]
+		if a.FID != b.FID || a.Caller != b.Caller || a.ArgsFP != b.ArgsFP {
+			return k
+		}
+	}
+	return n
+}
+
+func runSummary(r *Run) string {
+	switch {
+	case r.TimedOut:
+		return "it timed out"
+	case r.Rec.Result == nil:
+		return fmt.Sprintf("it died with exit status %d before the probe finished", r.ExitCode)
+	default:
+		return fmt.Sprintf("it exited with status %d after %d calls", r.ExitCode, r.Rec.Trace.Len())
+	}
+}
+
+// ensureConditions evaluates, in one re-run, every condition of B not evaluated yet, recording the
+// FLTs of their first hits at the same time.
+func (s *Session) ensureConditions(ctx context.Context) error {
+	var req RunRequest
+	var pending []adi.Breakpoint
+	for _, b := range s.state.Breakpoints {
+		if b.Cond == "" {
+			continue
+		}
+		if _, ok := s.hits[b]; ok {
+			continue
+		}
+		if _, ok := s.condErr[b]; ok {
+			continue
+		}
+		id := len(pending)
+		pending = append(pending, b)
+		req.Conditions = append(req.Conditions, probe.Condition{ID: id, Func: b.Func, Cond: b.Cond, At: string(b.At())})
+		req.Trace = append(req.Trace, probe.Selector{Func: b.Func, Cond: b.Cond, At: string(b.At()), Max: batchMax})
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	run, err := s.record(ctx, "evaluate conditions", req)
+	if err != nil {
+		return err
+	}
+	if err := s.adopt(run); err != nil {
+		return err
+	}
+	res := run.Rec.Result
+	if res == nil {
+		return adi.BadInputf("the run that evaluates the conditions ended early (%s)", runSummary(run))
+	}
+	limit := s.replayedUpTo(run.Rec.Trace)
+	for _, cr := range res.Conditions {
+		if cr.ID < 0 || cr.ID >= len(pending) {
+			continue
+		}
+		b := pending[cr.ID]
+		inv := s.trace.Invocations(b.Func)
+		var hits []int
+		for _, n := range cr.Hits {
+			if n >= 1 && n <= len(inv) && inv[n-1] < limit {
+				hits = append(hits, inv[n-1])
+			}
+		}
+		sort.Ints(hits)
+		s.hits[b] = nonNil(hits)
+		if errs := cr.DecodedErrors(); len(errs) > 0 {
+			fid := adi.FID{Func: b.Func, Index: errs[0].N}
+			s.condErr[b] = fmt.Sprintf("%s (at %s, counted as false; %d evaluation(s) failed)", errs[0].Error, fid, len(errs))
+		}
+	}
+	return nil
+}
+
+// stateFile is state.json: Σ's B and i, and the condition results, so a restarted bridge resumes.
+type stateFile struct {
+	Breakpoints []adi.Breakpoint `json:"breakpoints"`
+	Current     int              `json:"current"`
+	Hits        []condHits       `json:"hits"`
+}
+
+type condHits struct {
+	Breakpoint adi.Breakpoint `json:"breakpoint"`
+	Frames     []int          `json:"frames"`
+}
+
+func (s *Session) saveState() {
+	st := stateFile{Breakpoints: nonNil(s.state.Breakpoints), Current: s.state.Cur, Hits: []condHits{}}
+	for b, h := range s.hits {
+		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})
+	}
+	sort.Slice(st.Hits, func(a, b int) bool { return st.Hits[a].Breakpoint.String() < st.Hits[b].Breakpoint.String() })
+	if err := writeJSON(filepath.Join(s.Dir, "state.json"), st); err != nil {
+		s.log.Warn("cannot save session state", "error", err)
+	}
+}
+
+// writeJSON writes v to path atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("cannot write %s (is the disk full?): %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// readJSON reads path into v.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}

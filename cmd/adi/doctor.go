@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/adi-bridge/adi/dap"
+)
+
+func init() {
+	commands["version"] = command{summary: "print adi's version", run: runVersion}
+	commands["doctor"] = command{summary: "check python, debugpy and the DAP round trip", run: runDoctor}
+}
+
+func runVersion(ctx context.Context, g *globals, args []string) error {
+	fs := newFlags("version", "", g)
+	if _, err := parse(fs, g, args); err != nil {
+		return err
+	}
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v = "dev-" + s.Value[:12]
+			}
+		}
+	}
+	fmt.Fprintf(g.stdout, "adi %s (%s %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
+
+// roundTripWarn is the round trip above which doctor warns: the NODELAY fix should keep it under a
+// millisecond; tens of milliseconds mean Nagle's delay is back.
+const roundTripWarn = 10 * time.Millisecond
+
+func runDoctor(ctx context.Context, g *globals, args []string) error {
+	fs := newFlags("doctor", "", g)
+	if _, err := parse(fs, g, args); err != nil {
+		return err
+	}
+	py, err := dap.FindPython(ctx, g.python)
+	if err != nil {
+		return err
+	}
+	speed := "present"
+	if !py.Speedups {
+		speed = "missing (pydevd runs its pure-Python tracer: debugging is several times slower)"
+	}
+	fmt.Fprintf(g.stdout, "python:    %s (%s, from %s)\n", py.Path, py.Version, py.Source)
+	fmt.Fprintf(g.stdout, "debugpy:   %s\n", py.Debugpy)
+	fmt.Fprintf(g.stdout, "pydevd:    %s, speedups %s\n", py.Pydevd, speed)
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	rt, err := dap.RoundTrip(ctx, py, false, 20)
+	if err != nil {
+		return fmt.Errorf("adi: DAP round trip failed: %w", err)
+	}
+	fmt.Fprintf(g.stdout, "round trip: %.2f ms per DAP request (adapter ↔ debuggee, TCP_NODELAY forced)\n", float64(rt.Microseconds())/1000)
+	if rt > roundTripWarn {
+		fmt.Fprintf(g.stdout, "warning: round trip above %v: Nagle's delay is probably back (the NODELAY sitecustomize did not load: check that PYTHONPATH is not overridden and that sitecustomize imports are enabled)\n", roundTripWarn)
+	}
+	return nil
+}

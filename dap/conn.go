@@ -1,0 +1,139 @@
+// Package dap speaks the Debug Adapter Protocol to debugpy and manages debugpy processes. It knows
+// nothing of ADI.
+//
+// It owns three things:
+//   - Conn: DAP framing over a byte stream with go-dap's base protocol, envelope-only decoding and
+//     the raw JSON kept, so any message (debugpy's custom events, unknown fields) passes intact.
+//   - Client: requests and responses over a Conn. Each Client runs exactly two goroutines, a read
+//     loop (dispatches responses to pending calls, events to subscriptions, reverse requests to a
+//     handler) and a write loop (the only writer of the connection).
+//   - the debugpy launcher: finding a Python that imports debugpy, starting `python -m
+//     debugpy.adapter` in its own process group with TCP_NODELAY forced (see shared/DESIGN.md), and
+//     ending every process of the run when it closes.
+package dap
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	godap "github.com/google/go-dap"
+)
+
+// Message is one DAP message: the envelope fields decoded, and the message exactly as it was read
+// (or is to be written) in Raw.
+type Message struct {
+	Seq        int    `json:"seq"`
+	Type       string `json:"type"` // "request", "response" or "event"
+	Command    string `json:"command,omitempty"`
+	Event      string `json:"event,omitempty"`
+	RequestSeq int    `json:"request_seq,omitempty"`
+	Success    bool   `json:"success,omitempty"`
+	// ErrMessage is the short error text of a failed response ("message" on the wire).
+	ErrMessage string `json:"message,omitempty"`
+
+	Raw json.RawMessage `json:"-"`
+}
+
+// ErrMalformed is wrapped by every error about bytes that are not a DAP message.
+var ErrMalformed = errors.New("malformed DAP message")
+
+// DecodeEnvelope decodes the envelope of one DAP message body and keeps raw as the message.
+func DecodeEnvelope(raw []byte) (*Message, error) {
+	var m Message
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	switch m.Type {
+	case "request":
+		if m.Command == "" {
+			return nil, fmt.Errorf("%w: request without a command", ErrMalformed)
+		}
+	case "response":
+		if m.Command == "" {
+			return nil, fmt.Errorf("%w: response without a command", ErrMalformed)
+		}
+	case "event":
+		if m.Event == "" {
+			return nil, fmt.Errorf("%w: event without an event name", ErrMalformed)
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown message type %q", ErrMalformed, m.Type)
+	}
+	m.Raw = raw
+	return &m, nil
+}
+
+// Body decodes the "body" (events, responses) or "arguments" (requests) of m into v.
+func (m *Message) Body(v any) error {
+	var env struct {
+		Body      json.RawMessage `json:"body"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(m.Raw, &env); err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	part := env.Body
+	if m.Type == "request" {
+		part = env.Arguments
+	}
+	if len(part) == 0 {
+		part = []byte("{}")
+	}
+	if err := json.Unmarshal(part, v); err != nil {
+		return fmt.Errorf("decode %s%s body: %w", m.Command, m.Event, err)
+	}
+	return nil
+}
+
+// Conn reads and writes DAP messages on a byte stream. Reads must come from one goroutine; writes
+// are serialised by a mutex, and each message leaves in a single write (header and body together)
+// so no Nagle delay can split it.
+type Conn struct {
+	r *bufio.Reader
+
+	wmu sync.Mutex
+	w   *bufio.Writer
+
+	closer io.Closer
+}
+
+// NewConn returns a Conn reading from r and writing to w; Close closes c (may be nil).
+func NewConn(r io.Reader, w io.Writer, c io.Closer) *Conn {
+	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: bufio.NewWriterSize(w, 64<<10), closer: c}
+}
+
+// Read reads one message. Framing and envelope errors wrap ErrMalformed; io.EOF means the peer
+// closed the stream between messages.
+func (c *Conn) Read() (*Message, error) {
+	raw, err := godap.ReadBaseMessage(c.r)
+	if err != nil {
+		var bpe *godap.BaseProtocolError
+		if errors.As(err, &bpe) {
+			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		return nil, err
+	}
+	return DecodeEnvelope(raw)
+}
+
+// WriteRaw writes one message body with its header, flushed once.
+func (c *Conn) WriteRaw(body []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := godap.WriteBaseMessage(c.w, body); err != nil {
+		return err
+	}
+	return c.w.Flush()
+}
+
+// Close closes the underlying stream.
+func (c *Conn) Close() error {
+	if c.closer == nil {
+		return nil
+	}
+	return c.closer.Close()
+}

@@ -1,0 +1,202 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/examples"
+)
+
+// workdir returns a fresh directory holding orders.py and the named testdata/engine files.
+func workdir(t *testing.T, files ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "orders.py"), examples.Orders, 0o644))
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join("testdata", "engine", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	return dir
+}
+
+// newSession records cmd in dir with a real probe run.
+func newSession(t *testing.T, dir, cmd string, mod ...func(*bridge.Options)) *bridge.Session {
+	t.Helper()
+	needPython(t)
+	opts := bridge.Options{Command: cmd, Dir: dir}
+	for _, m := range mod {
+		m(&opts)
+	}
+	s, err := bridge.NewSession(testContext(t, 2*time.Minute), opts,
+		bridge.SessionConfig{ID: "t", Dir: filepath.Join(t.TempDir(), "session"), Log: testLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// do runs one command line and returns its answer.
+func do(t *testing.T, s *bridge.Session, line string) *bridge.Answer {
+	t.Helper()
+	cmd, err := adi.ParseCommand(line)
+	require.NoError(t, err, line)
+	ans, err := s.Do(testContext(t, 2*time.Minute), cmd, adi.TextOptions{})
+	require.NoError(t, err, line)
+	return ans
+}
+
+// doErr runs one command line that must fail and returns the error text.
+func doErr(t *testing.T, s *bridge.Session, line string) error {
+	t.Helper()
+	cmd, err := adi.ParseCommand(line)
+	if err != nil {
+		return err
+	}
+	ans, err := s.Do(testContext(t, 2*time.Minute), cmd, adi.TextOptions{})
+	require.Error(t, err, "%s answered:\n%v", line, ans)
+	return err
+}
+
+func runCount(t *testing.T, s *bridge.Session) int {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(s.Dir, "runs"))
+	require.NoError(t, err)
+	return len(ents)
+}
+
+// TestEngineDemoInvestigation follows the paper's loop on the demo bug with real runs: call-tree,
+// a conditional break evaluated on live values, continue/prev answered from the recording,
+// step-out/step-into, and execute under debugpy.
+func TestEngineDemoInvestigation(t *testing.T) {
+	s := newSession(t, workdir(t), "python orders.py")
+	assert.Equal(t, "total: 29.0\n", string(s.Base().Stdout))
+	assert.Equal(t, 12, s.Trace().Len())
+
+	tree := do(t, s, "call-tree --depth 4").Text
+	assert.Contains(t, tree, "        orders:bulk_rate#3(qty=10, rate=0.15) → 0.0\n")
+	assert.Contains(t, tree, "      orders:line_total#3(item={'name': 'melon', 'qty': 10, 'price': 2.0}, rules={'apple': 0.1, 'melon': 0.15}) → 20.0\n")
+
+	br := do(t, s, "break bulk_rate rate > 0")
+	assert.Contains(t, br.Text, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: continue.")
+	runs := runCount(t, s)
+
+	c1 := do(t, s, "continue").Text
+	assert.Contains(t, c1, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)")
+	assert.Contains(t, c1, "Args: qty = 12, rate = 0.1\n\n  16 | if qty > BULK_QUANTITY:\n  17 | return rate\n\nReturn: 0.1\n")
+	c2 := do(t, s, "continue").Text
+	assert.Contains(t, c2, "Args: qty = 10, rate = 0.15\n\n  16 | if qty > BULK_QUANTITY:\n  18 | return 0.0\n\nReturn: 0.0\n")
+	c3 := do(t, s, "continue").Text
+	assert.Contains(t, c3, "no further hit")
+	p := do(t, s, "prev").Text
+	assert.Contains(t, p, "prev → orders:bulk_rate#1")
+	// The condition run recorded every hit's FLT: navigation re-ran nothing.
+	assert.Equal(t, runs, runCount(t, s))
+
+	out := do(t, s, "step-out").Text
+	assert.Contains(t, out, "Frame: orders:line_total#1")
+	lt := do(t, s, "step-into line_total#3").Text
+	assert.Contains(t, lt, "  22 | rate = bulk_rate(item[\"qty\"], rules.get(item[\"name\"], 0.0))\n     |   + rate = 0.0\n     |   → orders:bulk_rate#3 → 0.0\n")
+	assert.Contains(t, lt, "  23 | subtotal = item[\"qty\"] * item[\"price\"]\n     |   + subtotal = 20.0\n")
+	assert.Contains(t, lt, "Return: 20.0")
+
+	ex := do(t, s, "exec bulk_rate#3 -l 16 qty, BULK_QUANTITY, qty > BULK_QUANTITY")
+	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: qty, BULK_QUANTITY, qty > BULK_QUANTITY\nOutput: (none)\nValue: (10, 10, False)\n", ex.Text)
+	pr := do(t, s, "exec line_total#3 print('subtotal is', subtotal)")
+	assert.Equal(t, "Exec at orders:line_total#3, line 25, visit 1: print('subtotal is', subtotal)\nOutput:\n  subtotal is 20.0\nValue: None\n", pr.Text)
+	bad := do(t, s, "exec bulk_rate#3 qty / 0")
+	assert.Contains(t, bad.Text, "Raised: ZeroDivisionError: division by zero")
+
+	// execute changed nothing: T, Σ and the source are as they were.
+	st := do(t, s, "state").Text
+	assert.Contains(t, st, "orders:line_total#3")
+	assert.Equal(t, 12, s.Trace().Len())
+	src, err := os.ReadFile(filepath.Join(s.Info().Dir, "orders.py"))
+	require.NoError(t, err)
+	assert.Equal(t, string(examples.Orders), string(src))
+}
+
+// TestEngineExecThenContinue validates a fix hypothesis without editing a file: a failing pytest
+// test passes once the statement perturbs the frame.
+func TestEngineExecThenContinue(t *testing.T) {
+	s := newSession(t, workdir(t, "test_orders.py"), "python -m pytest test_orders.py -q -p no:cacheprovider")
+	require.True(t, s.Base().Failed(), "the test fails before the perturbation")
+	ans := do(t, s, "exec bulk_rate#3 -l 16 --then-continue qty = 11")
+	assert.Contains(t, ans.Text, "Then continued: the frame returned 0.15; the program ended: it now succeeds (exit 0; it exited 1 before).")
+	assert.Contains(t, ans.Text, "1 passed")
+}
+
+// TestEngineBadInput checks that each bad input gets a one-line answer that says what to do, and
+// that the session stays usable after each.
+func TestEngineBadInput(t *testing.T) {
+	s := newSession(t, workdir(t), "python orders.py")
+	cases := []struct{ line, want string }{
+		{"break bulk_rat", `no function "bulk_rat" in the recording; closest: orders:bulk_rate`},
+		{"step-into bulk_rate#7", "orders:bulk_rate#7: orders:bulk_rate was called 3 time(s); use an index from 1 to 3"},
+		{"exec bulk_rate#3 -l 17 qty", "orders:bulk_rate#3 never reaches line 17 (it runs lines 16, 18); pick one of those with -l"},
+		{"exec bulk_rate#3 -l 16 -k 2 qty", "orders:bulk_rate#3 reaches line 16 only 1 time(s); use -k from 1 to 1"},
+	}
+	for _, c := range cases {
+		err := doErr(t, s, c.line)
+		assert.Equal(t, c.want, err.Error(), c.line)
+		assert.NotContains(t, err.Error(), "\n")
+	}
+	// A condition with a syntax error is refused (and not kept); one that raises is reported.
+	syn := doErr(t, s, "break bulk_rate rate >")
+	assert.Equal(t, "condition 'rate >' is not a Python expression: invalid syntax", syn.Error())
+	assert.NotContains(t, do(t, s, "list").Text, "rate >")
+	raises := do(t, s, "break line_total nope > 1").Text
+	assert.Contains(t, raises, "Condition error: NameError: name 'nope' is not defined (at orders:line_total#1, counted as false; 3 evaluation(s) failed)")
+	syntaxStmt := do(t, s, "exec bulk_rate#1 x = = 1").Text
+	assert.Contains(t, syntaxStmt, "Raised: SyntaxError")
+	assert.Contains(t, do(t, s, "step-into bulk_rate#2").Text, "Frame: orders:bulk_rate#2")
+}
+
+// TestEngineTargetsThatFail covers targets that crash, never end, or read stdin.
+func TestEngineTargetsThatFail(t *testing.T) {
+	dir := workdir(t, "crash.py", "forever.py", "reads_stdin.py", "numbers.txt")
+
+	crash := newSession(t, dir, "python crash.py")
+	assert.True(t, crash.Base().Failed())
+	assert.Contains(t, string(crash.Base().Stderr), "ValueError: invalid literal for int() with base 10: 'x'")
+	flt := do(t, crash, "flt parse#3").Text
+	assert.Contains(t, flt, "Raised: ValueError: invalid literal for int() with base 10: 'x'")
+
+	forever := newSession(t, dir, "python forever.py", func(o *bridge.Options) { o.Timeout = 3 * time.Second })
+	assert.True(t, forever.Base().TimedOut)
+	assert.True(t, forever.Trace().Partial)
+	st := do(t, forever, "state").Text
+	assert.Contains(t, st, "partial")
+	assert.Equal(t, "spinning\n", string(forever.Base().Stdout))
+
+	noInput := newSession(t, dir, "python reads_stdin.py")
+	assert.Equal(t, "got 0 numbers; total 0\n", string(noInput.Base().Stdout))
+	withInput := newSession(t, dir, "python reads_stdin.py < numbers.txt")
+	assert.Equal(t, "got 3 numbers; total 12\n", string(withInput.Base().Stdout))
+}
+
+// TestEngineRefusesBadTargets checks the errors for targets that cannot run at all.
+func TestEngineRefusesBadTargets(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	for cmd, want := range map[string]string{
+		"python missing.py":          "cannot run " + filepath.Join(dir, "missing.py") + ": no such file",
+		"python t.py | grep x":       "target must be a plain python command (found a pipeline '|')",
+		"bash run.sh":                "target must be a plain python command",
+		"python sol.py < nothere.in": "no such file",
+	} {
+		_, err := bridge.NewSession(context.Background(), bridge.Options{Command: cmd, Dir: dir},
+			bridge.SessionConfig{ID: "x", Dir: filepath.Join(t.TempDir(), "s")})
+		require.Error(t, err, cmd)
+		assert.True(t, strings.Contains(err.Error(), want), "%s: got %q", cmd, err)
+		assert.NotContains(t, err.Error(), "\n")
+	}
+}

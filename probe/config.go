@@ -1,0 +1,70 @@
+package probe
+
+// Config is the JSON the bridge writes for one probe run (probe/PROTOCOL.md, "Config").
+type Config struct {
+	Version    int         `json:"version"`
+	Out        string      `json:"out"`
+	Target     Target      `json:"target"`
+	Root       string      `json:"root"`
+	Include    []string    `json:"include"`
+	Exclude    []string    `json:"exclude"`
+	ReprLimit  int         `json:"repr_limit,omitempty"`
+	ReprTimeMS int         `json:"repr_time_ms,omitempty"`
+	Limits     Limits      `json:"limits"`
+	Trace      []Selector  `json:"trace"`
+	Conditions []Condition `json:"conditions"`
+	Expect     []Expect    `json:"expect"`
+	Stops      []Stop      `json:"stops"`
+}
+
+// Target is what the probe runs, the way python would.
+type Target struct {
+	Mode   string   `json:"mode"` // "script", "module" or "code"
+	Path   string   `json:"path,omitempty"`
+	Module string   `json:"module,omitempty"`
+	Code   string   `json:"code,omitempty"`
+	Argv   []string `json:"argv"`
+	Stdin  string   `json:"stdin,omitempty"`
+}
+
+// Limits bound what one run records.
+type Limits struct {
+	MaxCalls int   `json:"max_calls,omitempty"`
+	MaxSteps int   `json:"max_steps,omitempty"`
+	MaxBytes int64 `json:"max_bytes,omitempty"`
+}
+
+// Selector chooses invocations whose FLT is recorded: one by Index, or those where Cond holds.
+type Selector struct {
+	Func  string `json:"func"`
+	Index int    `json:"index,omitempty"`
+	Cond  string `json:"cond,omitempty"`
+	At    string `json:"at,omitempty"` // "entry" or "exit"
+	Max   int    `json:"max,omitempty"`
+}
+
+// Condition is evaluated on every invocation of Func; the run reports where it held.
+type Condition struct {
+	ID   int    `json:"id"`
+	Func string `json:"func"`
+	Cond string `json:"cond"`
+	At   string `json:"at"`
+}
+
+// Expect is the replay check for one invocation: its caller chain and argument fingerprint in the
+// recording the bridge is asking about.
+type Expect struct {
+	Func   string   `json:"func"`
+	Index  int      `json:"index"`
+	Chain  []string `json:"chain"`
+	ArgsFP string   `json:"args_fp"`
+}
+
+// Stop is a place where execute stops: the Visit-th arrival of invocation Func#Index at Line.
+type Stop struct {
+	ID    int    `json:"id"`
+	Func  string `json:"func"`
+	Index int    `json:"index"`
+	Line  int    `json:"line"`
+	Visit int    `json:"visit"`
+}
