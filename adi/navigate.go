@@ -138,6 +138,20 @@ func (s *State) StepInto(fid FID) (*NavResult, error) {
 	return r, nil
 }
 
+// BreakAt is the peer's "break FILE:FUNC#N": it adds the breakpoint (fid.Func, cond) to B and
+// moves i to the frame fid, so the answer shows that frame.
+func (s *State) BreakAt(fid FID, cond string) (*NavResult, error) {
+	j, err := s.Trace.Lookup(fid)
+	if err != nil {
+		return nil, err
+	}
+	b := s.Break(fid.Func, cond)
+	r := &NavResult{Command: "break", From: s.curFID(), Breakpoint: &b.Breakpoint}
+	s.move(r, j)
+	r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; continue moves to its next hit)", r.To, b.Breakpoint.describe())
+	return r, nil
+}
+
 // StepOut moves i to the caller of T[i]; at an entry frame i is unchanged and the result says so.
 func (s *State) StepOut() *NavResult {
 	r := &NavResult{Command: "step-out", From: s.curFID(), To: s.curFID(), Frame: s.Cur}

@@ -58,24 +58,32 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res := s.state.Break(fn, c.Cond)
-		if err := s.ensureConditions(ctx); err != nil {
-			s.state.Clear(fn, c.Cond)
-			return nil, err
-		}
+		var res adi.Result
 		if c.Func.Index > 0 { // the peer's "break FILE:FUNC#N": set it and show that frame
 			j, err := t.ResolveFrame(c.Func)
 			if err != nil {
 				return nil, err
 			}
-			nav, err := s.state.StepInto(t.Frames[j].FID)
+			nav, err := s.state.BreakAt(t.Frames[j].FID, c.Cond)
 			if err != nil {
 				return nil, err
 			}
-			nav.Command = "break"
+			res = nav
+		} else {
+			br := s.state.Break(fn, c.Cond)
+			res = &breakAnswer{BreakResult: br}
+		}
+		if err := s.ensureConditions(ctx); err != nil {
+			s.state.Clear(fn, c.Cond)
+			return nil, err
+		}
+		if nav, ok := res.(*adi.NavResult); ok {
 			return s.withFLT(ctx, nav)
 		}
-		return &breakAnswer{BreakResult: res, Hits: s.hitList(res.Breakpoint.Breakpoint), CondError: s.condErr[res.Breakpoint.Breakpoint]}, nil
+		ba := res.(*breakAnswer)
+		b := ba.Breakpoint.Breakpoint
+		ba.Hits, ba.CondError = s.hitList(b), s.condErr[b]
+		return ba, nil
 	case adi.ClearCmd:
 		if c.Func == nil {
 			return s.state.Clear("", ""), nil
@@ -170,9 +178,11 @@ func (s *Session) refFLT(ctx context.Context, r adi.Ref) (*adi.FLT, error) {
 	return s.FLT(ctx, j)
 }
 
-// withFLT attaches the FLT of the new T[i] to a navigation answer.
+// withFLT attaches the FLT of the new T[i] to a navigation answer. A continue, prev or step-out
+// that could not move answers without it: the agent has already seen that frame.
 func (s *Session) withFLT(ctx context.Context, nav *adi.NavResult) (adi.Result, error) {
-	if s.trace.Frame(nav.Frame) == nil {
+	stayed := !nav.Moved && nav.Command != "step-into" && nav.Command != "break"
+	if s.trace.Frame(nav.Frame) == nil || stayed {
 		return nav, nil
 	}
 	flt, err := s.FLT(ctx, nav.Frame)

@@ -37,15 +37,7 @@ func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func
 	if p.Debugpy == nil {
 		return nil, fmt.Errorf("this run needs debugpy, and no python with debugpy was found; run `make deps` or pass --python")
 	}
-	probeDir, err := probe.Install()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := rn.newRunDir()
-	if err != nil {
-		return nil, err
-	}
-	cfgPath, err := rn.config(dir, req)
+	probeDir, dir, cfgPath, err := rn.prepare(req)
 	if err != nil {
 		return nil, err
 	}

@@ -92,6 +92,20 @@ func (rn *runner) newRunDir() (string, error) {
 	return d, nil
 }
 
+// prepare installs the probe, creates the next run directory and writes the run's config there.
+func (rn *runner) prepare(req RunRequest) (probeDir, dir, cfgPath string, err error) {
+	if probeDir, err = probe.Install(); err != nil {
+		return "", "", "", err
+	}
+	if dir, err = rn.newRunDir(); err != nil {
+		return "", "", "", err
+	}
+	if cfgPath, err = rn.config(dir, req); err != nil {
+		return "", "", "", err
+	}
+	return probeDir, dir, cfgPath, nil
+}
+
 // config writes the probe config for a run into its directory.
 func (rn *runner) config(dir string, req RunRequest) (string, error) {
 	p := rn.prog
@@ -120,15 +134,7 @@ func nonNil[T any](s []T) []T {
 
 // record runs the program under the probe alone (no debugpy): the fast path for recording.
 func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
-	probeDir, err := probe.Install()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := rn.newRunDir()
-	if err != nil {
-		return nil, err
-	}
-	cfgPath, err := rn.config(dir, req)
+	probeDir, dir, cfgPath, err := rn.prepare(req)
 	if err != nil {
 		return nil, err
 	}

@@ -97,7 +97,11 @@ func (c *Client) shutdown(why error) {
 		c.err = why
 		pending := c.pending
 		c.pending = map[int]*Call{}
-		subs := c.subs
+		// Copy the subscriptions: Subscription.Close deletes from c.subs while they are woken.
+		subs := make(map[*Subscription]struct{}, len(c.subs))
+		for s := range c.subs {
+			subs[s] = struct{}{}
+		}
 		c.mu.Unlock()
 		close(c.closed)
 		for _, call := range pending {

@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSessionID(t *testing.T) {
+	a := SessionID("/p", "python t.py")
+	assert.Regexp(t, `^cli-[0-9a-f]{12}$`, a)
+	assert.Equal(t, a, SessionID("/p", "  python   t.py "), "spacing does not make another session")
+	assert.NotEqual(t, a, SessionID("/q", "python t.py"), "another directory is another session")
+	assert.NotEqual(t, a, SessionID("/p", "python u.py"))
+}
+
+func TestDaemonInfoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", "daemon.json")
+	info := DaemonInfo{URL: "http://127.0.0.1:1", Token: "tok", PID: 42}
+	require.NoError(t, WriteDaemonInfo(path, info))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the file holds the token")
+	got, err := ReadDaemonInfo(path)
+	require.NoError(t, err)
+	assert.Equal(t, info, got)
+	RemoveDaemonInfo(path, 7)
+	_, err = os.Stat(path)
+	assert.NoError(t, err, "another pid's file stays")
+	RemoveDaemonInfo(path, 42)
+	_, err = os.Stat(path)
+	assert.True(t, os.IsNotExist(err))
+}
+
+func TestProcessGone(t *testing.T) {
+	assert.False(t, ProcessGone(os.Getpid()))
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	assert.True(t, ProcessGone(cmd.Process.Pid))
+}

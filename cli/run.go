@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adi-bridge/adi/server"
+)
+
+// Exit codes of a CLI command.
+const (
+	ExitOK     = 0 // answered
+	ExitFailed = 1 // the target failed (the answer is still printed) or the command failed
+	ExitUsage  = 2 // adi was called wrongly
+)
+
+// Env is what a CLI command needs from its process.
+type Env struct {
+	// StateDir holds the daemon's files and sessions ($ADI_STATE_DIR).
+	StateDir string
+	// Exe is the adi binary that runs the daemon (`adi serve`).
+	Exe string
+	// Dir is the working directory the target runs in.
+	Dir string
+	// Environ is the environment the daemon starts with; targets run with the daemon's
+	// environment plus the assignments in front of the target command (FOO=1 python t.py).
+	Environ []string
+	// Python is the --python choice, LogLevel the daemon's log level.
+	Python   string
+	LogLevel string
+	// IdleTimeout closes sessions unused for that long; DaemonIdle stops the daemon once no
+	// session is open and nothing happened for that long.
+	IdleTimeout time.Duration
+	DaemonIdle  time.Duration
+	Stdout      io.Writer
+	Stderr      io.Writer
+}
+
+// Call is one JSON-RPC call of a command; "session" is added to Params.
+type Call struct {
+	Method string
+	Params map[string]any
+}
+
+// Invocation is one CLI command, parsed.
+type Invocation struct {
+	// Name is the command as typed ("break"), for messages.
+	Name string
+	// Target is the target command line ("python t.py"); "" uses the session chosen by Session,
+	// else the last one used in this state directory.
+	Target string
+	// Session is --session or $ADI_SESSION ("" derives it from Target and Dir).
+	Session string
+	// Timeout bounds one run of the target when the session is created (0: the default).
+	Timeout time.Duration
+	Calls   []Call
+	// JSON prints the JSON results instead of the texts.
+	JSON bool
+}
+
+// lastFile records the session the last command used, for commands given without a target.
+const lastFile = "cli-last-session"
+
+// SessionID derives the session of a target command run in dir: the same command in the same
+// directory reuses its recording.
+func SessionID(dir, target string) string {
+	sum := sha256.Sum256([]byte(dir + "\x00" + strings.Join(strings.Fields(target), " ")))
+	return "cli-" + hex.EncodeToString(sum[:6])
+}
+
+// Run runs one invocation and returns the exit code. It prints the answers' text on stdout and
+// errors as one line on stderr.
+func Run(ctx context.Context, env *Env, inv Invocation) int {
+	id, code := chooseSession(env, inv)
+	if code != ExitOK {
+		return code
+	}
+	info, err := ensureDaemon(ctx, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	rpc := newRPC(info)
+	exitCode := -1
+	if inv.Target != "" {
+		created, err := openSession(ctx, env, rpc, id, inv)
+		if err != nil {
+			return fail(env, err)
+		}
+		exitCode = created.Run.ExitCode
+	}
+	_ = os.WriteFile(filepath.Join(env.StateDir, lastFile), []byte(id+"\n"), 0o600)
+
+	var results []json.RawMessage
+	failed := false
+	for _, c := range inv.Calls {
+		params := map[string]any{"session": id}
+		for k, v := range c.Params {
+			params[k] = v
+		}
+		var raw json.RawMessage
+		if err := rpc.call(ctx, c.Method, params, &raw); err != nil {
+			flush(env, inv, results)
+			return fail(env, err)
+		}
+		results = append(results, raw)
+		var ans struct {
+			Text         string `json:"text"`
+			TargetFailed bool   `json:"target_failed"`
+		}
+		_ = json.Unmarshal(raw, &ans)
+		failed = failed || ans.TargetFailed
+	}
+	flush(env, inv, results)
+	if failed {
+		if exitCode < 0 {
+			var got struct {
+				Run server.RunInfo `json:"run"`
+			}
+			if rpc.call(ctx, "session.get", map[string]any{"session": id}, &got) == nil {
+				exitCode = got.Run.ExitCode
+			}
+		}
+		fmt.Fprintf(env.Stderr, "adi: the target command failed (exit status %d); the answer above is still valid\n", exitCode)
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// chooseSession picks the session: --session/$ADI_SESSION, else one derived from the target,
+// else the last one used.
+func chooseSession(env *Env, inv Invocation) (string, int) {
+	switch {
+	case inv.Session != "":
+		return inv.Session, ExitOK
+	case inv.Target != "":
+		return SessionID(env.Dir, inv.Target), ExitOK
+	}
+	b, err := os.ReadFile(filepath.Join(env.StateDir, lastFile))
+	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
+		return id, ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "adi: %s: no session yet in %s; give the target command first, e.g. adi %s \"python t.py\" ...\n",
+		inv.Name, env.StateDir, inv.Name)
+	return "", ExitUsage
+}
+
+// openSession makes sure the session records the target, reusing its recording when it is
+// still current, and says so on stderr when it had to record.
+func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv Invocation) (*server.CreateResult, error) {
+	params := map[string]any{"id": id, "command": inv.Target, "dir": env.Dir, "reuse": true}
+	if inv.Timeout > 0 {
+		params["timeout_ms"] = inv.Timeout.Milliseconds()
+	}
+	if env.Python != "" {
+		params["python"] = env.Python
+	}
+	var res server.CreateResult
+	if err := rpc.call(ctx, "session.create", params, &res); err != nil {
+		return nil, err
+	}
+	if !res.Reused {
+		fmt.Fprintf(env.Stderr, "adi: recorded `%s`: %d call(s) in %d ms, exit status %d (session %s)\n",
+			inv.Target, res.Run.Frames, res.Run.ElapsedMS, res.Run.ExitCode, id)
+	}
+	return &res, nil
+}
+
+// flush prints the results: their texts, or the JSON.
+func flush(env *Env, inv Invocation, results []json.RawMessage) {
+	if inv.JSON {
+		var v any = results
+		if len(results) == 1 {
+			v = results[0]
+		}
+		if len(results) == 0 {
+			return
+		}
+		b, _ := json.MarshalIndent(v, "", "  ")
+		fmt.Fprintf(env.Stdout, "%s\n", b)
+		return
+	}
+	for i, raw := range results {
+		var ans struct {
+			Text string `json:"text"`
+		}
+		_ = json.Unmarshal(raw, &ans)
+		if i > 0 {
+			fmt.Fprintln(env.Stdout)
+		}
+		fmt.Fprint(env.Stdout, ans.Text)
+		if ans.Text != "" && !strings.HasSuffix(ans.Text, "\n") {
+			fmt.Fprintln(env.Stdout)
+		}
+	}
+}
+
+// fail prints an error as one line and returns ExitFailed.
+func fail(env *Env, err error) int {
+	msg := err.Error()
+	var re *server.Error
+	if errors.As(err, &re) {
+		msg = re.Message
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if !strings.HasPrefix(msg, "adi:") {
+		msg = "adi: " + msg
+	}
+	fmt.Fprintln(env.Stderr, msg)
+	return ExitFailed
+}
+
+// Sessions lists the daemon's sessions.
+func Sessions(ctx context.Context, env *Env, asJSON bool) int {
+	info, err := ensureDaemon(ctx, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	var raw json.RawMessage
+	if err := newRPC(info).call(ctx, "session.list", nil, &raw); err != nil {
+		return fail(env, err)
+	}
+	if asJSON {
+		fmt.Fprintf(env.Stdout, "%s\n", raw)
+		return ExitOK
+	}
+	var list struct {
+		Sessions []struct {
+			ID       string `json:"id"`
+			Command  string `json:"command"`
+			Dir      string `json:"dir"`
+			Frames   int    `json:"frames"`
+			Current  string `json:"current"`
+			ExitCode int    `json:"exit_code"`
+			Closed   bool   `json:"closed"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return fail(env, err)
+	}
+	if len(list.Sessions) == 0 {
+		fmt.Fprintln(env.Stdout, "No sessions. The first command on a target records it, e.g. adi call-tree \"python t.py\"")
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stdout, "Sessions (%d):\n", len(list.Sessions))
+	for _, s := range list.Sessions {
+		state := "open"
+		if s.Closed {
+			state = "on disk"
+		}
+		cur := ""
+		if s.Current != "" {
+			cur = ", at " + s.Current
+		}
+		fmt.Fprintf(env.Stdout, "  %s  %s  (%s; %d calls, exit %d%s) in %s\n", s.ID, s.Command, state, s.Frames, s.ExitCode, cur, s.Dir)
+	}
+	return ExitOK
+}
+
+// Stop stops the daemon of the state directory.
+func Stop(ctx context.Context, env *Env) int {
+	pid, err := stopDaemon(ctx, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	if pid == 0 {
+		fmt.Fprintf(env.Stdout, "adi: no daemon is running for %s\n", env.StateDir)
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stdout, "adi: stopped the daemon (pid %d); sessions stay on disk in %s\n", pid, env.StateDir)
+	return ExitOK
+}

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/cli"
+)
+
+// The peer-compatible commands for agents with only bash. Each takes the target command first
+// when it needs a recording ("python t.py"; any argument with a space is taken as one), then its
+// own arguments; without it, the command runs on the last session of the state directory.
+func init() {
+	add := func(name, usage, summary string, build cliBuilder) {
+		commands[name] = command{summary: summary, run: func(ctx context.Context, g *globals, args []string) error {
+			return runCLI(ctx, g, name, usage, build, args)
+		}}
+	}
+	add("break", `["CMD"] FILE:FUNC[#N] [--cond EXPR]`, "add a breakpoint; with #N also show that frame's FLT", buildBreak)
+	add("clear", `["CMD"] [FUNC [COND]]`, "remove breakpoints (all without FUNC)", buildClear)
+	add("continue", `["CMD"]`, "go to the next invocation that matches a breakpoint and show its FLT", bare("adi.continue"))
+	add("prev", `["CMD"]`, "go to the previous invocation that matches a breakpoint", bare("adi.prev"))
+	add("step-in", `["CMD"] FUNC#N`, "go to one invocation (a callee shown in an FLT) and show its FLT", buildStepInto)
+	add("step-into", `["CMD"] FUNC#N`, "alias of step-in", buildStepInto)
+	add("step-out", `["CMD"]`, "go to the caller of the current frame", bare("adi.step_out"))
+	add("call-tree", `["CMD"] [FILE:FUNC#N] [--depth N] [--width N]`, "show the calls below a frame with args and returns", buildCallTree)
+	add("list-frames", `["CMD"] FILE:FUNC... [--caller TEXT] [--limit N]`, "list the invocations of a function with copyable targets", buildListFrames)
+	add("diff", `["CMD"] FUNC#N FUNC#M`, "compare two invocations of a function", buildDiff)
+	add("state", `["CMD"]`, "show the breakpoints and the frame under inspection", bare("adi.state"))
+	add("list", `["CMD"]`, "list the breakpoints", bare("adi.list"))
+	add("flt", `["CMD"] [FUNC#N]`, "show a frame's FLT without moving (the current frame by default)", buildFLT)
+	add("exec", `["CMD"] FILE:FUNC#N -s STMT [-l LINE] [-k VISIT] [--then-continue]`, "run a statement inside a past frame and print its output", buildExec)
+	commands["sessions"] = command{summary: "list the CLI daemon's sessions", run: runSessions}
+	commands["stop"] = command{summary: "stop the CLI daemon (sessions stay on disk)", run: runStop}
+}
+
+// cliBuilder declares a command's own flags and returns the function that turns the positional
+// arguments (after the target) into calls.
+type cliBuilder func(fs *flag.FlagSet) func(args []string) ([]cli.Call, error)
+
+// cliFlags are the flags every CLI command takes.
+type cliFlags struct {
+	session string
+	json    bool
+	budget  int
+	timeout int
+	noCount bool
+}
+
+func (f *cliFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.session, "session", os.Getenv("ADI_SESSION"), "session to use (default $ADI_SESSION, else derived from CMD and the directory)")
+	fs.BoolVar(&f.json, "json", false, "print the JSON result instead of the text")
+	fs.IntVar(&f.budget, "budget", 0, "size of the text answer in tokens (default 2000)")
+	fs.IntVar(&f.timeout, "timeout", 0, "seconds one run of the target may take (when CMD is recorded; default 60)")
+	fs.IntVar(&f.timeout, "t", 0, "short for --timeout")
+	fs.BoolVar(&f.noCount, "no-count", false, "accepted for compatibility with the peer; adi always knows the count")
+}
+
+func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilder, args []string) error {
+	fs := newFlags(name, usage, g)
+	var cf cliFlags
+	cf.register(fs)
+	finish := build(fs)
+	pos, err := parse(fs, g, args)
+	if err != nil {
+		return err
+	}
+	inv := cli.Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second}
+	if len(pos) > 0 && strings.ContainsAny(strings.TrimSpace(pos[0]), " \t") {
+		inv.Target, pos = pos[0], pos[1:]
+	}
+	if inv.Calls, err = finish(pos); err != nil {
+		return usageError("adi: %s: %v; usage: adi %s %s", name, err, name, usage)
+	}
+	if cf.budget > 0 {
+		for _, c := range inv.Calls {
+			c.Params["budget"] = cf.budget
+		}
+	}
+	env, err := cliEnv(g)
+	if err != nil {
+		return err
+	}
+	if code := cli.Run(ctx, env, inv); code != 0 {
+		return exitCode(code) // cli.Run has printed the error
+	}
+	return nil
+}
+
+// cliEnv describes this process to package cli.
+func cliEnv(g *globals) (*cli.Env, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return &cli.Env{StateDir: bridge.StateDir(), Exe: exe, Dir: dir, Environ: os.Environ(), Python: g.python,
+		LogLevel: g.logLevel, IdleTimeout: envDuration("ADI_IDLE_TIMEOUT", 30*time.Minute),
+		DaemonIdle: envDuration("ADI_DAEMON_IDLE", 5*time.Minute), Stdout: g.stdout, Stderr: g.stderr}, nil
+}
+
+func envDuration(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
+
+// checkRef parses a reference early, so a malformed one is a usage error (exit 2).
+func checkRef(s string, frame bool) error {
+	r, err := adi.ParseRef(s)
+	if err != nil {
+		return errors.New(strings.TrimSuffix(err.Error(), ": "+adi.ErrBadInput.Error()))
+	}
+	if frame && r.Index == 0 {
+		return usageErrorf("%s names a function; add the invocation index, e.g. %s#1", s, s)
+	}
+	return nil
+}
+
+// usageErrorf describes a wrong argument; runCLI adds the command's usage.
+func usageErrorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
+
+// exitCode ends adi with code after package cli has printed what went wrong.
+func exitCode(code int) error { return &exitError{code: code, err: errors.New("")} }
+
+func bare(method string) cliBuilder {
+	return func(*flag.FlagSet) func([]string) ([]cli.Call, error) {
+		return func(args []string) ([]cli.Call, error) {
+			if len(args) > 0 {
+				return nil, usageErrorf("unexpected argument %q (a target command needs quotes: \"python t.py\")", args[0])
+			}
+			return []cli.Call{{Method: method, Params: map[string]any{}}}, nil
+		}
+	}
+}
+
+func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	var cond string
+	for _, n := range []string{"cond", "condition", "c"} {
+		fs.StringVar(&cond, n, "", "condition on the arguments (or _return at exit), e.g. 'rate > 0'")
+	}
+	return func(args []string) ([]cli.Call, error) {
+		if len(args) == 0 {
+			return nil, usageErrorf("the function is missing")
+		}
+		if err := checkRef(args[0], false); err != nil {
+			return nil, err
+		}
+		if cond == "" {
+			cond = strings.Join(args[1:], " ")
+		} else if len(args) > 1 {
+			return nil, usageErrorf("give the condition once (--cond or after the function)")
+		}
+		p := map[string]any{"func": args[0]}
+		if cond != "" {
+			p["cond"] = cond
+		}
+		return []cli.Call{{Method: "adi.break", Params: p}}, nil
+	}
+}
+
+func buildClear(*flag.FlagSet) func([]string) ([]cli.Call, error) {
+	return func(args []string) ([]cli.Call, error) {
+		p := map[string]any{}
+		if len(args) > 0 {
+			if err := checkRef(args[0], false); err != nil {
+				return nil, err
+			}
+			p["func"] = args[0]
+			if len(args) > 1 {
+				p["cond"] = strings.Join(args[1:], " ")
+			}
+		}
+		return []cli.Call{{Method: "adi.clear", Params: p}}, nil
+	}
+}
+
+func buildStepInto(*flag.FlagSet) func([]string) ([]cli.Call, error) {
+	return func(args []string) ([]cli.Call, error) {
+		if len(args) != 1 {
+			return nil, usageErrorf("it takes one frame, e.g. bulk_rate#3")
+		}
+		if err := checkRef(args[0], true); err != nil {
+			return nil, err
+		}
+		return []cli.Call{{Method: "adi.step_into", Params: map[string]any{"frame": args[0]}}}, nil
+	}
+}
+
+func buildCallTree(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	depth := fs.Int("depth", 0, "levels of calls shown below the frame")
+	width := fs.Int("width", 0, "children shown per call")
+	return func(args []string) ([]cli.Call, error) {
+		p := map[string]any{}
+		switch len(args) {
+		case 0:
+		case 1:
+			if err := checkRef(args[0], true); err != nil {
+				return nil, err
+			}
+			p["frame"] = args[0]
+		default:
+			return nil, usageErrorf("it takes at most one frame")
+		}
+		if *depth > 0 {
+			p["depth"] = *depth
+		}
+		if *width > 0 {
+			p["width"] = *width
+		}
+		return []cli.Call{{Method: "adi.call_tree", Params: p}}, nil
+	}
+}
+
+func buildListFrames(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	caller := fs.String("caller", "", "keep the frames whose caller's fid or file contains this text")
+	limit := fs.Int("limit", 0, "list at most this many frames")
+	return func(args []string) ([]cli.Call, error) {
+		if len(args) == 0 {
+			return nil, usageErrorf("the function is missing")
+		}
+		var calls []cli.Call
+		for _, a := range args {
+			if err := checkRef(a, false); err != nil {
+				return nil, err
+			}
+			p := map[string]any{"func": a}
+			if *caller != "" {
+				p["caller"] = *caller
+			}
+			if *limit > 0 {
+				p["limit"] = *limit
+			}
+			calls = append(calls, cli.Call{Method: "adi.list_frames", Params: p})
+		}
+		return calls, nil
+	}
+}
+
+func buildDiff(*flag.FlagSet) func([]string) ([]cli.Call, error) {
+	return func(args []string) ([]cli.Call, error) {
+		if len(args) != 2 {
+			return nil, usageErrorf("it takes two frames")
+		}
+		for _, a := range args {
+			if err := checkRef(a, true); err != nil {
+				return nil, err
+			}
+		}
+		return []cli.Call{{Method: "adi.diff", Params: map[string]any{"a": args[0], "b": args[1]}}}, nil
+	}
+}
+
+func buildFLT(*flag.FlagSet) func([]string) ([]cli.Call, error) {
+	return func(args []string) ([]cli.Call, error) {
+		p := map[string]any{}
+		switch len(args) {
+		case 0:
+		case 1:
+			if err := checkRef(args[0], true); err != nil {
+				return nil, err
+			}
+			p["frame"] = args[0]
+		default:
+			return nil, usageErrorf("it takes at most one frame")
+		}
+		return []cli.Call{{Method: "adi.flt", Params: p}}, nil
+	}
+}
+
+func buildExec(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	var stmt, file string
+	var line, visit int
+	fs.StringVar(&stmt, "s", "", "the statement to run in the frame")
+	fs.StringVar(&stmt, "stmt", "", "the statement to run in the frame")
+	fs.StringVar(&file, "f", "", "a file holding the statement(s) to run")
+	fs.StringVar(&file, "file", "", "a file holding the statement(s) to run")
+	fs.IntVar(&line, "l", 0, "line to stop at (default: the frame's last line)")
+	fs.IntVar(&line, "line", 0, "line to stop at (default: the frame's last line)")
+	for _, n := range []string{"k", "visit", "i", "loop-index"} {
+		fs.IntVar(&visit, n, 0, "which arrival at the line (default 1)")
+	}
+	then := fs.Bool("then-continue", false, "continue to the next breakpoint hit afterwards")
+	return func(args []string) ([]cli.Call, error) {
+		if len(args) == 0 {
+			return nil, usageErrorf("the frame is missing")
+		}
+		if err := checkRef(args[0], true); err != nil {
+			return nil, err
+		}
+		switch {
+		case file != "" && stmt != "":
+			return nil, usageErrorf("give -s or -f, not both")
+		case file != "":
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return nil, usageErrorf("cannot read the statement file: %v", err)
+			}
+			stmt = string(b)
+		case stmt == "":
+			stmt = strings.Join(args[1:], " ")
+		case len(args) > 1:
+			return nil, usageErrorf("unexpected argument %q after the frame", args[1])
+		}
+		if strings.TrimSpace(stmt) == "" {
+			return nil, usageErrorf("the statement is missing; pass it with -s")
+		}
+		p := map[string]any{"frame": args[0], "stmt": stmt}
+		if line > 0 {
+			p["line"] = line
+		}
+		if visit > 0 {
+			p["visit"] = visit
+		}
+		if *then {
+			p["then_continue"] = true
+		}
+		return []cli.Call{{Method: "adi.execute", Params: p}}, nil
+	}
+}
+
+func runSessions(ctx context.Context, g *globals, args []string) error {
+	fs := newFlags("sessions", "[--json]", g)
+	asJSON := fs.Bool("json", false, "print the JSON list")
+	pos, err := parse(fs, g, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError("adi: sessions takes no arguments")
+	}
+	env, err := cliEnv(g)
+	if err != nil {
+		return err
+	}
+	if code := cli.Sessions(ctx, env, *asJSON); code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+func runStop(ctx context.Context, g *globals, args []string) error {
+	fs := newFlags("stop", "", g)
+	pos, err := parse(fs, g, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError("adi: stop takes no arguments")
+	}
+	env, err := cliEnv(g)
+	if err != nil {
+		return err
+	}
+	if code := cli.Stop(ctx, env); code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}

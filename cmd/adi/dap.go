@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/dapproxy"
+)
+
+func init() {
+	commands["dap"] = command{summary: "debug adapter for editors: forwards to debugpy and records the run", run: runDAP}
+}
+
+// dapFinishWait bounds how long `adi dap` waits, when it ends, for the recordings of finished
+// runs (the FLTs of the frames the editor stopped in).
+const dapFinishWait = 2 * time.Minute
+
+func runDAP(ctx context.Context, g *globals, args []string) error {
+	fs := newFlags("dap", "[--listen 127.0.0.1:PORT]", g)
+	listen := fs.String("listen", "", "serve DAP over TCP at this address (VS Code's debugServer); default: over stdio")
+	allowRemote := fs.Bool("allow-remote", false, "allow --listen on an address other than loopback (anyone who reaches it can run code)")
+	noRecord := fs.Bool("no-record", false, "only forward to debugpy; record nothing")
+	timeout := fs.Duration("timeout", bridge.DefaultTimeout, "wall-clock limit of each re-run that records FLTs")
+	pos, err := parse(fs, g, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageError("adi: dap takes no arguments (got %q); run `adi dap -h`", pos[0])
+	}
+	if *listen != "" && !*allowRemote && !loopback(*listen) {
+		return usageError("adi: --listen %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", *listen)
+	}
+	py, err := dap.FindPython(ctx, g.python)
+	if err != nil {
+		return err
+	}
+	cfg := dapproxy.Config{Python: py, Log: g.log, Session: bridge.Options{Timeout: *timeout}}
+	if !*noRecord {
+		mgr, err := bridge.NewManager(bridge.ManagerConfig{Log: g.log})
+		if err != nil {
+			return err
+		}
+		defer mgr.Shutdown()
+		cfg.Manager = mgr
+		cfg.OnSession = func(id, dir string) {
+			fmt.Fprintf(g.stderr, "adi dap: recording the editor's run as session %s (%s)\n", id, dir)
+		}
+	}
+	srv, err := dapproxy.NewServer(cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close(dapFinishWait)
+	if *listen != "" {
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return fmt.Errorf("adi: cannot listen at %s: %w", *listen, err)
+		}
+		fmt.Fprintf(g.stdout, "adi dap listening at %s\n", ln.Addr())
+		return srv.Serve(ctx, ln)
+	}
+	// Over stdio, stdout carries DAP: nothing else may be printed there. Child processes'
+	// sessions come back through a loopback listener of their own.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("adi: cannot open a loopback port for child sessions: %w", err)
+	}
+	go func() { _ = srv.Serve(ctx, ln) }()
+	return srv.ServeConn(ctx, os.Stdin, os.Stdout, stdioCloser{})
+}
+
+// stdioCloser ends adi's side of a stdio connection.
+type stdioCloser struct{}
+
+func (stdioCloser) Close() error {
+	_ = os.Stdout.Close()
+	return os.Stdin.Close()
+}
+
+var _ io.Closer = stdioCloser{}
+
+// loopback reports whether a listen address is on the loopback interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,632 @@
+package dapproxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/dap"
+)
+
+// Timing of the proxy's own work.
+const (
+	// gateLimit bounds how long a resuming request waits for the inspection of a stop.
+	gateLimit = 5 * time.Second
+	// politeLimit bounds the wait for debugpy's answer to the disconnect the proxy sends when the
+	// editor went away without one.
+	politeLimit = 3 * time.Second
+	// orphanLimit is how long a connection whose adapter died waits for the editor's disconnect.
+	orphanLimit = 30 * time.Second
+)
+
+// resuming lists the requests that let a paused debuggee run again.
+var resuming = map[string]bool{
+	"continue": true, "next": true, "stepIn": true, "stepOut": true, "stepBack": true,
+	"reverseContinue": true, "goto": true, "restartFrame": true,
+}
+
+// link is one editor connection and the debug adapter it is forwarded to. Its goroutines: the
+// editor loop (serve: reads the editor, forwards, answers adi/ requests in goroutines of their
+// own), one read loop per backend (readBackend: forwards the adapter's messages), and short-lived
+// workers (the inspection of a stop, an adi/ request). Teardown ends both sides together.
+type link struct {
+	srv    *Server
+	id     int64
+	log    hclog.Logger
+	ctx    context.Context // ends with the link
+	cancel context.CancelFunc
+
+	editor *side
+	er     *frameReader
+	econn  io.Closer
+
+	// gate is held from a stop until the proxy knows its frame: resuming requests wait.
+	gate *gate
+	// settled is held from a stop until the session has taken it in: adi/ requests wait.
+	settled *gate
+
+	// The Config.Wiretap of what the proxy reads (nil when none).
+	tapFromEditor  func([]byte)
+	tapFromAdapter func([]byte)
+
+	mu             sync.Mutex
+	be             *backend // the current backend; nil when the adapter could not start
+	beErr          error    // why there is no backend
+	initArgs       json.RawMessage
+	kind           string    // "launch" or "attach" once the editor sent one
+	rec            *recorder // the recording of a launch (nil: not recorded)
+	parent         *link     // a child session: the link whose debugpyAttach announced it
+	disconnectSent bool      // the editor asked to disconnect
+	keepDebuggee   bool      // … with terminateDebuggee false: the debuggee outlives the session
+	leaving        bool      // teardown has begun: the adapter's end is expected
+	adapterGone    bool      // the adapter died and the editor was told
+	exitedSent     bool
+	terminatedSent bool
+
+	workers sync.WaitGroup
+	done    chan struct{} // closed by teardown
+	once    sync.Once
+}
+
+func (l *link) current() *backend {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.be
+}
+
+// serve is the editor loop. It returns when the editor closes, sends what cannot be read, or the
+// link is torn down.
+func (l *link) serve() {
+	defer l.teardown("the editor connection ended")
+	for {
+		body, err := l.er.read()
+		if err != nil {
+			switch {
+			case errors.Is(err, dap.ErrMalformed):
+				l.disconnectMalformed(err)
+			case errors.Is(err, io.EOF) || l.closing():
+				l.log.Debug("editor closed the connection")
+			default:
+				l.log.Debug("reading from the editor failed", "error", err)
+			}
+			return
+		}
+		m, err := dap.DecodeEnvelope(body)
+		if err != nil {
+			if !l.refuseMalformed(body, err) {
+				return
+			}
+			continue
+		}
+		if l.log.IsTrace() {
+			l.log.Trace("dap editor->", "msg", string(body))
+		}
+		if l.tapFromEditor != nil {
+			l.tapFromEditor(body)
+		}
+		l.fromEditor(m, body)
+	}
+}
+
+func (l *link) closing() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// refuseMalformed answers a message that is JSON but not a valid DAP message: a request that can
+// be identified (it has a seq) gets an error response and the connection goes on; anything else
+// ends the connection. It reports whether to go on.
+func (l *link) refuseMalformed(body []byte, why error) bool {
+	var env struct {
+		Seq     *int   `json:"seq"`
+		Type    string `json:"type"`
+		Command any    `json:"command"`
+	}
+	if json.Unmarshal(body, &env) == nil && env.Type == "request" && env.Seq != nil {
+		cmd, _ := env.Command.(string)
+		if cmd == "" {
+			cmd = "unknown" // a response must name a command; the editor matches it by request_seq
+		}
+		text := fmt.Sprintf("adi: the request is not a valid DAP request (%s); fix the client", strings.TrimPrefix(why.Error(), dap.ErrMalformed.Error()+": "))
+		_ = l.editor.send(errorResponse(*env.Seq, cmd, ErrIDMalformed, text))
+		return true
+	}
+	l.disconnectMalformed(why)
+	return false
+}
+
+// disconnectMalformed tells the editor why the proxy stops reading it; the caller ends the link.
+func (l *link) disconnectMalformed(why error) {
+	l.log.Warn("malformed DAP message from the editor; closing the connection", "error", why)
+	text := fmt.Sprintf("adi: %v; closing the connection\n", why)
+	_ = l.editor.send(event("output", map[string]any{"category": "console", "output": text}))
+}
+
+// fromEditor handles one message from the editor.
+func (l *link) fromEditor(m *dap.Message, raw []byte) {
+	switch m.Type {
+	case "request":
+		l.editorRequest(m, raw)
+	case "response": // to a reverse request (runInTerminal): back to the adapter's numbering
+		p := l.editor.resolve(m.RequestSeq)
+		if p == nil {
+			l.log.Debug("editor answered no pending reverse request; dropped", "request_seq", m.RequestSeq)
+			return
+		}
+		out, err := setInt(raw, "request_seq", p.origSeq)
+		if err != nil {
+			l.log.Warn("cannot map a response back to the adapter", "error", err)
+			return
+		}
+		if b := l.current(); b != nil {
+			_ = b.side.forward(m, out)
+		}
+	default:
+		if b := l.current(); b != nil {
+			_ = b.side.forward(m, raw)
+		}
+	}
+}
+
+func (l *link) editorRequest(m *dap.Message, raw []byte) {
+	switch {
+	case strings.HasPrefix(m.Command, "adi/"):
+		l.spawn(func() { l.answerADI(m) })
+		return
+	case m.Command == "initialize":
+		var env struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		_ = json.Unmarshal(raw, &env)
+		l.mu.Lock()
+		l.initArgs = env.Arguments
+		l.mu.Unlock()
+	case m.Command == "launch":
+		raw = l.launch(m, raw)
+	case m.Command == "attach":
+		if !l.attach(m, raw) {
+			return
+		}
+	case m.Command == "cancel":
+		raw = l.translateCancel(raw)
+	case m.Command == "disconnect":
+		var args struct {
+			Arguments struct {
+				TerminateDebuggee *bool `json:"terminateDebuggee"`
+			} `json:"arguments"`
+		}
+		_ = json.Unmarshal(raw, &args)
+		l.mu.Lock()
+		l.disconnectSent = true
+		l.keepDebuggee = args.Arguments.TerminateDebuggee != nil && !*args.Arguments.TerminateDebuggee
+		gone := l.adapterGone
+		l.mu.Unlock()
+		if gone { // nobody is left to answer: the proxy does, and the connection ends
+			_ = l.editor.send(response(m.Seq, m.Command, nil))
+			go l.teardown("the editor disconnected after the adapter died")
+			return
+		}
+	case resuming[m.Command]:
+		if !l.gate.wait(l.done, gateLimit) {
+			l.log.Debug("resuming without waiting longer for the inspection of the stop")
+		}
+		if r := l.ownRecording(); r != nil {
+			r.resumed()
+		}
+	}
+	l.toAdapter(m, raw)
+}
+
+// toAdapter forwards an editor request; when no adapter can take it, the proxy answers.
+func (l *link) toAdapter(m *dap.Message, raw []byte) {
+	l.mu.Lock()
+	b, gone, beErr := l.be, l.adapterGone, l.beErr
+	l.mu.Unlock()
+	var err error
+	switch {
+	case b == nil:
+		err = fmt.Errorf("adi: the debugpy adapter could not start: %v; check `adi doctor`", beErr)
+	case gone:
+		err = errors.New("adi: the debugpy adapter has ended; restart the debug session")
+	default:
+		if err = b.side.forward(m, raw); err != nil {
+			err = fmt.Errorf("adi: the debugpy adapter cannot take the request: %w; restart the debug session", err)
+		}
+	}
+	if err != nil {
+		_ = l.editor.send(errorResponse(m.Seq, m.Command, ErrIDAdapterGone, err.Error()))
+	}
+}
+
+// translateCancel rewrites a cancel's requestId into the adapter's numbering.
+func (l *link) translateCancel(raw []byte) []byte {
+	b := l.current()
+	if b == nil {
+		return raw
+	}
+	var env struct {
+		Arguments struct {
+			RequestID *int `json:"requestId"`
+		} `json:"arguments"`
+	}
+	if json.Unmarshal(raw, &env) != nil || env.Arguments.RequestID == nil {
+		return raw
+	}
+	id, ok := b.side.translate(*env.Arguments.RequestID)
+	if !ok {
+		id = 0 // a request the adapter never saw (an adi/ request): cancel nothing there
+	}
+	out, err := setPath(raw, []string{"arguments", "requestId"}, []byte(fmt.Sprint(id)))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// readBackend is a backend's read loop.
+func (l *link) readBackend(b *backend) {
+	defer close(b.ended)
+	for {
+		m, err := b.side.conn.Read()
+		if err != nil {
+			l.backendEnded(b, err)
+			return
+		}
+		if b.side.log.IsTrace() {
+			b.side.log.Trace("dap adapter->", "msg", string(m.Raw))
+		}
+		if l.tapFromAdapter != nil {
+			l.tapFromAdapter(m.Raw)
+		}
+		switch m.Type {
+		case "response":
+			p := b.side.resolve(m.RequestSeq)
+			if p != nil && p.own != nil {
+				p.own <- m
+				continue
+			}
+			raw := m.Raw
+			if p != nil {
+				if raw, err = setInt(raw, "request_seq", p.origSeq); err != nil {
+					l.log.Warn("cannot map a response back to the editor", "error", err)
+					continue
+				}
+				l.responded(p, m)
+			} else {
+				l.log.Debug("adapter answered no pending request; forwarded as is", "request_seq", m.RequestSeq)
+			}
+			_ = l.editor.forward(m, raw)
+			if p != nil && p.command == "disconnect" {
+				// The session is over: debugpy's adapter would wait to be killed (as editors
+				// do to the adapters they start), so the proxy ends both sides now.
+				go l.teardown("the editor disconnected")
+			}
+		case "event":
+			if b.quiet.Load() {
+				continue
+			}
+			l.fromAdapterEvent(m)
+		default:
+			_ = l.editor.forward(m, m.Raw)
+		}
+	}
+}
+
+// responded sees the adapter's answer to an editor request before it is forwarded.
+func (l *link) responded(p *pendingReq, m *dap.Message) {
+	if p.command == "launch" && !m.Success {
+		l.finishAsync(l.ownRecording()) // no run will come
+	}
+}
+
+// fromAdapterEvent forwards one event of the adapter, with what the proxy does around it.
+func (l *link) fromAdapterEvent(m *dap.Message) {
+	raw := m.Raw
+	r := l.ownRecording()
+	switch m.Event {
+	case "stopped":
+		if r != nil {
+			var b struct {
+				ThreadID *int `json:"threadId"`
+			}
+			if m.Body(&b) == nil && b.ThreadID != nil {
+				l.gate.hold() // before the editor can answer the stop with a resume
+				l.settled.hold()
+				_ = l.editor.forward(m, raw)
+				tid := *b.ThreadID
+				if !l.spawn(func() { r.inspect(tid) }) {
+					l.gate.release()
+					l.settled.release()
+				}
+				return
+			}
+		}
+	case "continued":
+		if r != nil {
+			r.resumed()
+		}
+	case "output":
+		if r != nil {
+			r.output(m)
+		}
+	case "process":
+		if r != nil {
+			raw = r.process(m)
+		}
+	case "module":
+		if r != nil && r.probeModule(m) {
+			return // dropped: the next message takes its number
+		}
+	case "debugpyAttach":
+		raw = l.routeChild(m)
+	case "exited":
+		l.mu.Lock()
+		l.exitedSent = true
+		l.mu.Unlock()
+		var b struct {
+			ExitCode int `json:"exitCode"`
+		}
+		if r != nil && m.Body(&b) == nil {
+			r.exited(b.ExitCode)
+		}
+		l.finishAsync(r) // before the editor hears of it: adi/ requests then see T final
+		_ = l.editor.forward(m, raw)
+		return
+	case "terminated":
+		l.mu.Lock()
+		l.terminatedSent = true
+		l.mu.Unlock()
+		l.finishAsync(r)
+		_ = l.editor.forward(m, raw)
+		return
+	}
+	_ = l.editor.forward(m, raw)
+}
+
+// finishAsync ends the recording r (if any) without holding up the adapter's stream; adi/
+// requests wait for it. When the link is ending, teardown finishes it instead.
+func (l *link) finishAsync(r *recorder) {
+	if r == nil {
+		return
+	}
+	l.settled.hold()
+	if !l.spawn(func() {
+		defer l.settled.release()
+		r.finish()
+	}) {
+		l.settled.release()
+	}
+}
+
+// spawn runs fn as a worker of the link unless the link is ending (then it reports false). A
+// worker is added before teardown begins, so ServeConn's wait for the workers sees every one.
+func (l *link) spawn(fn func()) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.leaving {
+		return false
+	}
+	l.workers.Add(1)
+	go func() {
+		defer l.workers.Done()
+		fn()
+	}()
+	return true
+}
+
+// backendEnded handles the end of a backend's stream.
+func (l *link) backendEnded(b *backend, err error) {
+	l.mu.Lock()
+	current := l.be == b
+	expected := l.disconnectSent
+	leaving := l.leaving
+	l.mu.Unlock()
+	if !current || leaving || l.closing() {
+		b.side.close()
+		return
+	}
+	if expected {
+		l.log.Debug("the adapter ended after the editor's disconnect", "error", err)
+		b.side.close()
+		go l.teardown("the adapter ended after disconnect")
+		return
+	}
+	l.adapterDied(b, err)
+}
+
+// adapterDied tells the editor that debugpy is gone: its unanswered requests fail, and it gets
+// exited (for a launch, unless debugpy sent it) and terminated, as when a debuggee ends.
+func (l *link) adapterDied(b *backend, why error) {
+	l.log.Warn("the debugpy adapter ended unexpectedly", "error", why)
+	left := b.side.close()
+	sort.Slice(left, func(i, j int) bool { return left[i].origSeq < left[j].origSeq })
+	l.mu.Lock()
+	l.adapterGone = true
+	sendExited := l.kind == "launch" && !l.exitedSent
+	sendTerminated := !l.terminatedSent
+	l.exitedSent, l.terminatedSent = true, true
+	l.mu.Unlock()
+	for _, p := range left {
+		_ = l.editor.send(errorResponse(p.origSeq, p.command, ErrIDAdapterGone,
+			"adi: the debugpy adapter ended before it answered; restart the debug session"))
+	}
+	b.close() // the debuggee goes with it
+	_ = l.editor.send(event("output", map[string]any{"category": "console",
+		"output": fmt.Sprintf("adi: the debugpy adapter ended unexpectedly (%v); the debug session is over\n", why)}))
+	code := -1
+	if r := l.ownRecording(); r != nil {
+		r.finish()
+		code = r.exitCode()
+	}
+	if sendExited {
+		if code == -1 {
+			code = killedExitCode
+		}
+		_ = l.editor.send(event("exited", map[string]any{"exitCode": code}))
+	}
+	if sendTerminated {
+		_ = l.editor.send(event("terminated", map[string]any{}))
+	}
+	go func() {
+		t := time.NewTimer(orphanLimit)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			l.teardown("the editor did not disconnect after the adapter died")
+		case <-l.done:
+		}
+	}()
+}
+
+// killedExitCode is reported when the debuggee was killed with its adapter (128 + SIGKILL).
+const killedExitCode = 137
+
+// teardown ends the link: the editor's connection, the adapter and every process of its run. An
+// editor that left without disconnect gets DAP's default: debugpy is asked to disconnect (a
+// launched debuggee ends, an attached one is left running) before its processes are ended.
+func (l *link) teardown(why string) {
+	l.once.Do(func() {
+		l.log.Debug("closing the connection", "why", why)
+		l.mu.Lock()
+		b, polite, keep := l.be, !l.disconnectSent && !l.adapterGone, l.keepDebuggee
+		l.leaving = true
+		l.mu.Unlock()
+		if b != nil && polite {
+			select {
+			case <-b.ended:
+			default:
+				ctx, cancel := context.WithTimeout(context.Background(), politeLimit)
+				_, err := b.call(ctx, "disconnect", map[string]any{"restart": false})
+				cancel()
+				if err != nil {
+					l.log.Debug("disconnect on the editor's behalf", "error", err)
+				}
+			}
+		}
+		close(l.done)
+		l.cancel()
+		l.editor.close()
+		_ = l.econn.Close()
+		switch {
+		case b == nil:
+		case keep:
+			b.detach()
+		default:
+			b.close()
+		}
+		if r := l.ownRecording(); r != nil {
+			r.finish()
+		}
+		l.srv.forget(l)
+	})
+}
+
+// answerADI answers an adi/ request (a worker of its own).
+func (l *link) answerADI(m *dap.Message) {
+	defer func() {
+		if v := recover(); v != nil {
+			l.log.Error("adi request panicked", "command", m.Command, "panic", v, "stack", string(debug.Stack()))
+			_ = l.editor.send(errorResponse(m.Seq, m.Command, ErrIDInternal,
+				fmt.Sprintf("adi: internal error in %s: %v (the connection is still usable; please report this)", m.Command, v)))
+		}
+	}()
+	body, id, err := l.adi(m)
+	if err != nil {
+		_ = l.editor.send(errorResponse(m.Seq, m.Command, id, oneLine(err)))
+		return
+	}
+	_ = l.editor.send(response(m.Seq, m.Command, body))
+}
+
+func (l *link) adi(m *dap.Message) (any, int, error) {
+	r := l.recording()
+	if m.Command == "adi/session" {
+		if r == nil {
+			return nil, ErrIDNotRecording, l.notRecording()
+		}
+		return r.info(), 0, nil
+	}
+	cmd, opts, err := adiCommand(m)
+	if err != nil {
+		if errors.Is(err, errUnknownCommand) {
+			return nil, ErrIDUnknownCommand, err
+		}
+		return nil, errorID(err), err
+	}
+	if r == nil {
+		return nil, ErrIDNotRecording, l.notRecording()
+	}
+	if !l.settled.wait(l.done, gateLimit) {
+		l.log.Debug("answering before the last stop was taken in")
+	}
+	r.flushForQuery(l.ctx)
+	ans, err := r.x.Session().Do(l.ctx, cmd, opts)
+	if err != nil {
+		return nil, errorID(err), err
+	}
+	return map[string]any{"text": ans.Text, "result": ans.Result}, 0, nil
+}
+
+func (l *link) notRecording() error {
+	l.mu.Lock()
+	kind := l.kind
+	l.mu.Unlock()
+	switch kind {
+	case "":
+		return errors.New("adi: nothing is recorded yet: adi records the run of a launch request; send adi/ requests after launch")
+	case "attach":
+		return errors.New("adi: this session attached to a running program, which adi does not record; launch the program through adi dap to record it")
+	}
+	return errors.New("adi: this launch is not recorded (see the debug console for why); adi/ requests need a recorded launch")
+}
+
+// recording returns the recording adi/ requests on this connection use: its own, or for a child
+// session its parent's.
+func (l *link) recording() *recorder {
+	l.mu.Lock()
+	r, parent := l.rec, l.parent
+	l.mu.Unlock()
+	if r == nil && parent != nil {
+		return parent.ownRecording()
+	}
+	return r
+}
+
+// ownRecording returns the recording of this connection's own launch.
+func (l *link) ownRecording() *recorder {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rec
+}
+
+// notice tells the editor something about adi in its debug console.
+func (l *link) notice(text string) {
+	_ = l.editor.send(event("output", map[string]any{"category": "console", "output": text + "\n"}))
+}
+
+// oneLine flattens an error into one line starting with "adi:", without the names of the
+// sentinel errors it wraps (they are the error id's business).
+func oneLine(err error) string {
+	s := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+	for _, sentinel := range []error{adi.ErrBadInput, adi.ErrNotFound, errUnknownCommand} {
+		s = strings.TrimSuffix(s, ": "+sentinel.Error())
+	}
+	if !strings.HasPrefix(s, "adi:") {
+		s = "adi: " + s
+	}
+	return s
+}

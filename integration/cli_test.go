@@ -1,0 +1,256 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/cli"
+)
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+// TestMain removes the adi binary the tests built, if they built one.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// adiBinary builds cmd/adi once into a temporary directory and returns its path.
+func adiBinary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "adi-integration-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "adi")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/adi-bridge/adi/cmd/adi").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build ./cmd/adi: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, binErr)
+	return binPath
+}
+
+// waitProcessGone waits until process pid has ended.
+func waitProcessGone(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !cli.ProcessGone(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// cliRun is the adi CLI of one agent: a working directory, an isolated state directory, and the
+// daemon the first command starts, stopped (and checked gone, by pid) when the test ends.
+type cliRun struct {
+	t     *testing.T
+	bin   string
+	dir   string
+	state string
+	env   []string
+}
+
+func newCLI(t *testing.T, dir string) *cliRun {
+	t.Helper()
+	needPython(t)
+	r := &cliRun{t: t, bin: adiBinary(t), dir: dir, state: t.TempDir()}
+	r.env = append(os.Environ(), "ADI_STATE_DIR="+r.state, "ADI_SESSION=")
+	t.Cleanup(r.stop)
+	return r
+}
+
+// result is what one CLI command did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func (r *cliRun) run(args ...string) result {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	cmd.Dir, cmd.Env = r.dir, r.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(r.t, err)
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// daemon reads the daemon's state file.
+func (r *cliRun) daemon() cli.DaemonInfo {
+	info, err := cli.ReadDaemonInfo(filepath.Join(r.state, "daemon.json"))
+	require.NoError(r.t, err)
+	return info
+}
+
+// stop runs `adi stop` and checks that the daemon's process is gone.
+func (r *cliRun) stop() {
+	info, err := cli.ReadDaemonInfo(filepath.Join(r.state, "daemon.json"))
+	if err != nil {
+		return // no daemon was started, or it already stopped
+	}
+	res := r.run("stop")
+	assert.Equal(r.t, 0, res.code, res.stderr)
+	assert.Equal(r.t, fmt.Sprintf("adi: stopped the daemon (pid %d); sessions stay on disk in %s\n", info.PID, r.state), res.stdout)
+	assert.True(r.t, waitProcessGone(info.PID, 10*time.Second), "daemon pid %d is still running after adi stop", info.PID)
+	_, err = os.Stat(filepath.Join(r.state, "daemon.json"))
+	assert.True(r.t, os.IsNotExist(err), "the daemon's state file is removed")
+}
+
+// TestCLIPeerStyle debugs the demo program the way an agent with bash does, with the peer's
+// command forms; only the first command records the program.
+func TestCLIPeerStyle(t *testing.T) {
+	dir := demoDir(t)
+	r := newCLI(t, dir)
+	cmd := "python orders.py"
+	file := filepath.Join(dir, "orders.py")
+
+	res := r.run("list-frames", cmd, file+":bulk_rate")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "Frames (3 total):\n"), res.stdout)
+	assert.Contains(t, res.stdout, "target: "+file+":bulk_rate#3")
+	assert.Regexp(t, "^adi: recorded `python orders.py`: 12 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
+	pid := r.daemon().PID
+
+	res = r.run("break", cmd, file+":bulk_rate#3")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, fltBulkRate3)
+	assert.Empty(t, res.stderr, "the same CMD reuses the recording")
+
+	res = r.run("call-tree", cmd, "--depth", "2")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "Call tree of orders:bulk_rate#3 (depth 2, width 10):\n"), res.stdout)
+
+	res = r.run("state")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, "Breakpoints (1):\n  1. orders:bulk_rate  (every call)\nInspecting: orders:bulk_rate#3 (T[11]; the recording has 12 call(s))\n", res.stdout)
+
+	res = r.run("prev")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "prev → orders:bulk_rate#2  (breakpoint orders:bulk_rate; hit 2 of 3)\n"), res.stdout)
+	res = r.run("continue", cmd)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate; hit 3 of 3)\n"), res.stdout)
+
+	res = r.run("step-out")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "Frame: orders:line_total#3   (caller orders:price_items#1, line 31)\n")
+	res = r.run("step-in", "orders:bulk_rate#3")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, fltBulkRate3)
+	res = r.run("step-into", cmd, "bulk_rate#1")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "Args: qty = 12, rate = 0.1\n")
+
+	res = r.run("diff", cmd, "bulk_rate#1", "bulk_rate#3")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "  qty: 12 | 10  ≠\n")
+
+	res = r.run("flt", "bulk_rate#3")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, fltBulkRate3, res.stdout)
+
+	res = r.run("list")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, "Breakpoints (1):\n  1. orders:bulk_rate  (every call)\n", res.stdout)
+	res = r.run("clear")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = r.run("list", "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var ans struct {
+		Command string `json:"command"`
+		Result  struct {
+			Breakpoints []any `json:"breakpoints"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &ans))
+	assert.Equal(t, "list", ans.Command)
+	assert.Empty(t, ans.Result.Breakpoints)
+
+	res = r.run("sessions")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "python orders.py  (open; 12 calls, exit 0, at orders:bulk_rate#1) in "+dir)
+
+	assert.Equal(t, pid, r.daemon().PID, "every command used the daemon the first one started")
+}
+
+// TestCLIExitCodes checks 2 for usage errors, 1 for failed commands and for a target that
+// failed (with the answer still printed), and the exec command's statement forms.
+func TestCLIExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	greet, err := os.ReadFile(testdata(t, "greet.py"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "greet.py"), greet, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "orders.py"), mustRead(t, demoDir(t), "orders.py"), 0o644))
+	r := newCLI(t, dir)
+
+	res := r.run("continue")
+	assert.Equal(t, 2, res.code)
+	assert.Equal(t, fmt.Sprintf("adi: continue: no session yet in %s; give the target command first, e.g. adi continue \"python t.py\" ...\n", r.state), res.stderr)
+
+	res = r.run("step-in", "python orders.py", "bulk_rate")
+	assert.Equal(t, 2, res.code)
+	assert.Equal(t, "adi: step-in: bulk_rate names a function; add the invocation index, e.g. bulk_rate#1; usage: adi step-in [\"CMD\"] FUNC#N\n", res.stderr)
+	res = r.run("break", "python orders.py")
+	assert.Equal(t, 2, res.code)
+	assert.Equal(t, "adi: break: the function is missing; usage: adi break [\"CMD\"] FILE:FUNC[#N] [--cond EXPR]\n", res.stderr)
+	res = r.run("break", "python orders.py", "f", "--frobnicate")
+	assert.Equal(t, 2, res.code)
+
+	res = r.run("step-in", "python orders.py", "nope#1") // the first command on orders.py: it records
+	assert.Equal(t, 1, res.code)
+	assert.True(t, strings.HasSuffix(res.stderr, "\nadi: no function \"nope\" in the recording (nothing of it was called, or it is not user code)\n"), res.stderr)
+
+	res = r.run("call-tree", "python greet.py")
+	assert.Equal(t, 1, res.code, "greet.py exits 3")
+	assert.Contains(t, res.stdout, "greet:greet#1(name='ada', times=3) → 'hi adahi adahi ada'")
+	assert.True(t, strings.HasSuffix(res.stderr, "adi: the target command failed (exit status 3); the answer above is still valid\n"), res.stderr)
+
+	res = r.run("break", "python orders.py", "bulk_rate", "--cond", "rate > 0")
+	assert.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "Breakpoint set: orders:bulk_rate if rate > 0  (checked at entry)")
+
+	res = r.run("exec", "python orders.py", "bulk_rate#3", "-l", "16", "-s", "print(qty, qty > BULK_QUANTITY)")
+	assert.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "10 False")
+}
+
+func mustRead(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	require.NoError(t, err)
+	return b
+}

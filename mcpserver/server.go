@@ -1,0 +1,308 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/server"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Manager owns the sessions; required. The server does not shut it down.
+	Manager *bridge.Manager
+	// Python is the default interpreter choice for adi_open.
+	Python  string
+	Version string
+	Log     hclog.Logger
+}
+
+// Server is adi's MCP server: one tool per ADI command, each a call of the JSON-RPC method of
+// the same name through server.Handler, in-process.
+type Server struct {
+	mcp *mcp.Server
+	h   *server.Handler
+	mgr *bridge.Manager
+	log hclog.Logger
+
+	mu   sync.Mutex
+	last string // the session used last: the default for tools given none
+}
+
+// instructions is what the client shows the model about the server as a whole.
+const instructions = `adi shows a Python program's run one function invocation at a time. adi_open records a command once;
+then navigate the recording: adi_call_tree to see the calls with their arguments and returned values,
+adi_break FUNC [cond] and adi_continue to land on a suspicious invocation and read its Frame Lifetime
+Trace (each executed line with the variables it changed), adi_step_into a callee, and adi_exec to run a
+statement inside a past frame to confirm a value. Frames are written func#N: the N-th call of func.`
+
+// New returns a Server over cfg.Manager.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{mgr: cfg.Manager, log: cfg.Log,
+		h: server.NewHandler(server.HandlerConfig{Manager: cfg.Manager, Log: cfg.Log.Named("rpc"), Python: cfg.Python})}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "adi", Title: "adi: Frame Lifetime Traces of Python runs", Version: cfg.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	addTool[openIn](s, "adi_open", s.openParams)
+	addTool[breakIn](s, "adi_break", nil)
+	addTool[sessionIn](s, "adi_continue", nil)
+	addTool[sessionIn](s, "adi_prev", nil)
+	addTool[frameIn](s, "adi_step_into", nil)
+	addTool[sessionIn](s, "adi_step_out", nil)
+	addTool[callTreeIn](s, "adi_call_tree", nil)
+	addTool[listFramesIn](s, "adi_list_frames", nil)
+	addTool[diffIn](s, "adi_diff", nil)
+	addTool[sessionIn](s, "adi_state", nil)
+	addTool[optFrameIn](s, "adi_flt", nil)
+	addTool[execIn](s, "adi_exec", nil)
+	addTool[clearIn](s, "adi_clear", nil)
+	addTool[sessionIn](s, "adi_list", nil)
+	addTool[noIn](s, "adi_sessions", nil)
+	addTool[closeIn](s, "adi_close", nil)
+	return s
+}
+
+// MCP returns the underlying MCP server.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Run serves one client over t until it disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	defer s.h.Close()
+	return s.mcp.Run(ctx, t)
+}
+
+// prepare adjusts a tool's params before the call and returns the method to call.
+type prepare func(params map[string]any) (method string, err error)
+
+// addTool registers a tool whose input In is passed on as the params of its method.
+func addTool[In any](s *Server, name string, prep prepare) {
+	t := tools[name]
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: t.name, Description: t.desc},
+		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			params, err := toMap(in)
+			if err != nil {
+				return nil, nil, err
+			}
+			method := t.method
+			if prep != nil {
+				if method, err = prep(params); err != nil {
+					return nil, nil, err
+				}
+			} else if method, err = s.sessionParams(t, params); err != nil {
+				return nil, nil, err
+			}
+			session, _ := params["session"].(string)
+			if id, ok := params["id"].(string); ok {
+				session = id
+			}
+			stop := s.progress(ctx, req, session)
+			raw, rerr := s.h.CallJSON(method, params)
+			stop()
+			if rerr != nil {
+				return nil, nil, fmt.Errorf("%s (%s)", rerr.Message, rerr.Kind())
+			}
+			text, used := answerText(method, params, raw)
+			if used != "" {
+				s.setLast(used)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
+}
+
+// sessionParams fills in the default session and picks the method (adi_close may delete).
+func (s *Server) sessionParams(t tool, params map[string]any) (string, error) {
+	method := t.method
+	if t.method == "session.list" {
+		return method, nil
+	}
+	if params["session"] == nil || params["session"] == "" {
+		s.mu.Lock()
+		last := s.last
+		s.mu.Unlock()
+		if last == "" {
+			return "", errors.New("no session yet: call adi_open with the command to debug first")
+		}
+		params["session"] = last
+	}
+	if t.name == "adi_close" {
+		if del, _ := params["delete"].(bool); del {
+			method = "session.delete"
+		}
+		delete(params, "delete")
+	}
+	return method, nil
+}
+
+// openParams turns adi_open's input into session.create's params.
+func (s *Server) openParams(params map[string]any) (string, error) {
+	if secs, ok := params["timeout_seconds"].(float64); ok {
+		params["timeout_ms"] = int64(secs * 1000)
+	}
+	delete(params, "timeout_seconds")
+	if id, ok := params["session"].(string); ok && id != "" {
+		params["id"], params["reuse"] = id, true
+	} else {
+		params["id"] = bridge.NewID()
+	}
+	delete(params, "session")
+	return "session.create", nil
+}
+
+func (s *Server) setLast(id string) {
+	s.mu.Lock()
+	s.last = id
+	s.mu.Unlock()
+}
+
+// toMap turns a tool input into params (the JSON of the input, as an object).
+func toMap(in any) (map[string]any, error) {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// answerText is the text a model reads for a method's result, and the session it used.
+func answerText(method string, params map[string]any, raw json.RawMessage) (text, session string) {
+	session, _ = params["session"].(string)
+	switch method {
+	case "session.create":
+		var r server.CreateResult
+		_ = json.Unmarshal(raw, &r)
+		return r.Text + "Session id: " + r.Session.ID + " (the default for the next tools).\n", r.Session.ID
+	case "session.list":
+		return sessionsText(raw), ""
+	case "session.close":
+		return fmt.Sprintf("Closed session %s; its processes have ended and its recording stays on disk.\n", session), ""
+	case "session.delete":
+		return fmt.Sprintf("Deleted session %s and its recording.\n", session), ""
+	}
+	var ans struct {
+		Text         string `json:"text"`
+		TargetFailed bool   `json:"target_failed"`
+	}
+	_ = json.Unmarshal(raw, &ans)
+	if ans.TargetFailed {
+		ans.Text += "(Note: the program itself exited with an error; the answer is still valid.)\n"
+	}
+	return ans.Text, session
+}
+
+func sessionsText(raw json.RawMessage) string {
+	var list struct {
+		Sessions []bridge.Info `json:"sessions"`
+	}
+	_ = json.Unmarshal(raw, &list)
+	if len(list.Sessions) == 0 {
+		return "No sessions. Open one with adi_open.\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Sessions (%d):\n", len(list.Sessions))
+	for _, in := range list.Sessions {
+		state := "open"
+		if in.Closed {
+			state = "closed, on disk"
+		}
+		fmt.Fprintf(&b, "  %s  `%s` in %s: %d calls, exit status %d, at %s (%s)\n",
+			in.ID, in.Command, in.Dir, in.Frames, in.ExitCode, orDash(in.Current), state)
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// progress forwards a session's events as MCP progress notifications while a tool call runs,
+// when the client asked for progress. The returned stop waits until every event received so far
+// has been sent, so the notifications come before the result.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, session string) (stop func()) {
+	token := req.Params.GetProgressToken()
+	if token == nil || session == "" {
+		return func() {}
+	}
+	events := make(chan bridge.Event, 128)
+	cancel := s.mgr.Subscribe(func(ev bridge.Event) {
+		if ev.Session == session {
+			select {
+			case events <- ev:
+			default: // a slow client loses progress lines, never the session's time
+			}
+		}
+	})
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n := 0
+		send := func(ev bridge.Event) {
+			n++
+			nctx, ncancel := context.WithTimeout(ctx, 5*time.Second)
+			defer ncancel()
+			_ = req.Session.NotifyProgress(nctx, &mcp.ProgressNotificationParams{
+				ProgressToken: token, Progress: float64(n), Message: describeEvent(ev)})
+		}
+		for {
+			select {
+			case ev := <-events:
+				send(ev)
+			case <-done:
+				for {
+					select {
+					case ev := <-events:
+						send(ev)
+					default:
+						return
+					}
+				}
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		close(done)
+		wg.Wait()
+	}
+}
+
+// describeEvent is a progress message.
+func describeEvent(ev bridge.Event) string {
+	switch ev.Kind {
+	case "run_started":
+		return "running the program: " + ev.Purpose
+	case "run_finished":
+		return fmt.Sprintf("run finished (%s): %d calls", ev.Purpose, ev.Frames)
+	case "output":
+		t := strings.TrimSpace(ev.Text)
+		if len(t) > 200 {
+			t = t[:200] + "…"
+		}
+		return ev.Stream + ": " + t
+	case "flt_ready":
+		return fmt.Sprintf("%d frame trace(s) recorded", ev.FLTs)
+	}
+	return ev.Kind
+}

@@ -1,0 +1,67 @@
+package mcpserver
+
+import (
+	"context"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/bridge"
+)
+
+func connect(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir()})
+	require.NoError(t, err)
+	t.Cleanup(mgr.Shutdown)
+	s := New(Config{Manager: mgr})
+	st, ct := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	go func() { _ = s.Run(ctx, st) }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// TestToolSchemas checks that every tool has a description and a schema naming its params, with
+// the required ones marked.
+func TestToolSchemas(t *testing.T) {
+	cs := connect(t)
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, res.Tools, len(tools))
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		byName[tool.Name] = tool
+		assert.Contains(t, tools, tool.Name)
+		assert.NotEmpty(t, tool.Description)
+	}
+	schema := func(name string) map[string]any {
+		m, ok := byName[name].InputSchema.(map[string]any)
+		require.True(t, ok, name)
+		return m
+	}
+	assert.Equal(t, []any{"func"}, schema("adi_break")["required"])
+	assert.Equal(t, []any{"frame", "stmt"}, schema("adi_exec")["required"])
+	assert.Equal(t, []any{"command"}, schema("adi_open")["required"])
+	assert.Nil(t, schema("adi_continue")["required"], "the session defaults to the last one")
+	props := schema("adi_exec")["properties"].(map[string]any)
+	for _, p := range []string{"session", "budget", "frame", "stmt", "line", "visit", "then_continue"} {
+		assert.Contains(t, props, p)
+	}
+}
+
+func TestToolWithoutSession(t *testing.T) {
+	cs := connect(t)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "adi_continue"})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	assert.Equal(t, "no session yet: call adi_open with the command to debug first", res.Content[0].(*mcp.TextContent).Text)
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "adi_sessions"})
+	require.NoError(t, err)
+	assert.False(t, res.IsError)
+	assert.Equal(t, "No sessions. Open one with adi_open.\n", res.Content[0].(*mcp.TextContent).Text)
+}

@@ -1,0 +1,100 @@
+package mcpserver
+
+// The tools' inputs. Field names are the JSON-RPC params of the method each tool calls (docs/api.md),
+// so an input is passed on as it is; the jsonschema tags are the descriptions a model reads.
+
+type sessionIn struct {
+	Session string `json:"session,omitempty" jsonschema:"the session id adi_open returned; default: the session used last"`
+	Budget  int    `json:"budget,omitempty" jsonschema:"size of the answer in tokens (default 2000); detail shrinks to fit"`
+}
+
+type openIn struct {
+	Command        string            `json:"command" jsonschema:"the Python command to debug, as you would type it: 'python t.py', 'python -m pytest tests/test_x.py::test_y -q', 'FOO=1 python -m pkg'"`
+	Dir            string            `json:"dir,omitempty" jsonschema:"working directory of the command (default: the server's)"`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"wall-clock limit of one run of the command (default 60)"`
+	Session        string            `json:"session,omitempty" jsonschema:"an id for the session; if a session of that id already recorded this command and the sources did not change, it is reused without running anything"`
+}
+
+type breakIn struct {
+	sessionIn
+	Func string `json:"func" jsonschema:"the function: name, module:qualname, file.py:Class.method or file.py:LINE; with #N (e.g. bulk_rate#3) it also moves to that invocation and shows its FLT"`
+	Cond string `json:"cond,omitempty" jsonschema:"Python condition on the arguments, checked at entry (e.g. 'rate > 0'); mention _return or _exception to check it at exit"`
+}
+
+type clearIn struct {
+	sessionIn
+	Func string `json:"func,omitempty" jsonschema:"the function whose breakpoints to remove; omit to remove all"`
+	Cond string `json:"cond,omitempty" jsonschema:"remove only the breakpoint with this condition"`
+}
+
+type frameIn struct {
+	sessionIn
+	Frame string `json:"frame" jsonschema:"one invocation, func#N as shown in call trees and FLTs (e.g. line_total#3 or orders:line_total#3)"`
+}
+
+type optFrameIn struct {
+	sessionIn
+	Frame string `json:"frame,omitempty" jsonschema:"one invocation, func#N; default: the frame under inspection"`
+}
+
+type callTreeIn struct {
+	optFrameIn
+	Depth int `json:"depth,omitempty" jsonschema:"levels of calls below the frame (default: as many as fit)"`
+	Width int `json:"width,omitempty" jsonschema:"children shown per call (default 10)"`
+}
+
+type listFramesIn struct {
+	sessionIn
+	Func   string `json:"func" jsonschema:"the function whose invocations to list (name, module:qualname or file.py:func)"`
+	Caller string `json:"caller,omitempty" jsonschema:"keep only invocations whose caller's fid or file contains this text"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"list at most this many (default 50)"`
+}
+
+type diffIn struct {
+	sessionIn
+	A string `json:"a" jsonschema:"first invocation, func#N"`
+	B string `json:"b" jsonschema:"second invocation, func#M (usually of the same function)"`
+}
+
+type execIn struct {
+	sessionIn
+	Frame        string `json:"frame" jsonschema:"the invocation to stop in, func#N"`
+	Stmt         string `json:"stmt" jsonschema:"Python statement(s) to run there with the frame's locals, e.g. 'print(qty, qty >= LIMIT)'; an expression's value is shown"`
+	Line         int    `json:"line,omitempty" jsonschema:"stop when the frame reaches this line (default: its last line, before it returns)"`
+	Visit        int    `json:"visit,omitempty" jsonschema:"which arrival at that line, for lines in loops (default 1)"`
+	ThenContinue bool   `json:"then_continue,omitempty" jsonschema:"afterwards, continue to the next breakpoint hit (as adi_continue)"`
+}
+
+type closeIn struct {
+	Session string `json:"session,omitempty" jsonschema:"the session to close; default: the session used last"`
+	Delete  bool   `json:"delete,omitempty" jsonschema:"also delete its recorded data from disk"`
+}
+
+type noIn struct{}
+
+// tool describes one MCP tool and the JSON-RPC method it calls.
+type tool struct {
+	name, method, desc string
+}
+
+const loop = " The loop that works: adi_call_tree (see the calls and their returned values) → adi_break on a suspicious function (with a condition if only some calls matter) → adi_continue (land on the next matching invocation and read its FLT) → adi_step_into a callee shown in the FLT → adi_exec to confirm a value."
+
+var tools = map[string]tool{
+	"adi_open":        {name: "adi_open", method: "session.create", desc: "Run a Python command once under adi and record every call it makes (a session). Returns the session id, how many calls were recorded, the exit status and the last lines of output. Call this first; every other adi tool works on the recording without running the program again (adi_exec and the first look at a frame re-run it quietly)." + loop},
+	"adi_break":       {name: "adi_break", method: "adi.break", desc: "Add a breakpoint on a function, optionally with a condition on its arguments. Returns which invocations match it (e.g. 'Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3'). It does not move; use adi_continue next. With func#N (the peer's form) it also moves to that invocation and returns its FLT."},
+	"adi_continue":    {name: "adi_continue", method: "adi.continue", desc: "Move forward to the next invocation that matches a breakpoint and return its Frame Lifetime Trace (FLT): the arguments, every executed line in order with the variables it changed (+ new, ~ modified), the calls it made with their returns (→ func#N → value), and the return value or exception. If nothing matches further on, it stays and says so."},
+	"adi_prev":        {name: "adi_prev", method: "adi.prev", desc: "Move back to the previous invocation that matches a breakpoint and return its FLT (the mirror of adi_continue)."},
+	"adi_step_into":   {name: "adi_step_into", method: "adi.step_into", desc: "Move to one invocation, func#N (usually a callee shown in the current FLT as '→ func#N'), and return its FLT."},
+	"adi_step_out":    {name: "adi_step_out", method: "adi.step_out", desc: "Move to the caller of the frame under inspection and return the caller's FLT."},
+	"adi_call_tree":   {name: "adi_call_tree", method: "adi.call_tree", desc: "Return the tree of calls below a frame (default: the frame under inspection; at first, the program's entry), each line 'func#N(args) → return value'. Read-only. Start here: a wrong value in a return shows where to break."},
+	"adi_list_frames": {name: "adi_list_frames", method: "adi.list_frames", desc: "List the invocations of one function in call order, each with its arguments, return value, caller and a copyable target (func#N). Read-only. Use it to pick the invocation to step into when a function is called many times."},
+	"adi_diff":        {name: "adi_diff", method: "adi.diff", desc: "Compare two invocations (typically a good one and a bad one of the same function): arguments, outcome, and the first lines where their paths or values differ. Read-only."},
+	"adi_state":       {name: "adi_state", method: "adi.state", desc: "Return the breakpoints and which frame is under inspection (func#N, its index, how many calls were recorded). Read-only."},
+	"adi_flt":         {name: "adi_flt", method: "adi.flt", desc: "Return the FLT of a frame without moving (default: the frame under inspection). Read-only."},
+	"adi_exec":        {name: "adi_exec", method: "adi.execute", desc: "Re-run the program to one invocation, stop at a line of it (default: its last line), run a Python statement there with its local variables, and return what it printed and the value of an expression. Read-only: the source and the recording do not change. Use it to confirm a hypothesis, e.g. stmt 'qty, BULK_QUANTITY, qty > BULK_QUANTITY'."},
+	"adi_clear":       {name: "adi_clear", method: "adi.clear", desc: "Remove breakpoints: those of one function (and condition), or all when func is omitted. Returns what was removed and what is left."},
+	"adi_list":        {name: "adi_list", method: "adi.list", desc: "List the breakpoints of a session."},
+	"adi_sessions":    {name: "adi_sessions", method: "session.list", desc: "List the sessions: id, command, calls recorded, frame under inspection, and whether each is open or only on disk."},
+	"adi_close":       {name: "adi_close", method: "session.close", desc: "Close a session: its processes end; its recording stays on disk unless delete is true. Do it when done with a program."},
+}

@@ -1,0 +1,257 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/bridge"
+)
+
+// HandlerConfig configures a Handler.
+type HandlerConfig struct {
+	// Manager owns the sessions; required.
+	Manager *bridge.Manager
+	Log     hclog.Logger
+	// Python is the interpreter choice session.create uses when the call names none ("" means
+	// discover: $ADI_PYTHON, python3 on PATH, /usr/bin/python3).
+	Python string
+	// OnShutdown is called by the server.shutdown method; nil refuses that method.
+	OnShutdown func()
+}
+
+// Handler answers JSON-RPC calls against a Manager's sessions. It is the one place that turns a
+// method and its params into a bridge call, shared by the WebSocket and HTTP endpoints and by the
+// MCP server, so every ADI command has one implementation (bridge.Session.Do) and one wire form.
+// It is safe for concurrent use; commands on one session are serialised by the session.
+type Handler struct {
+	mgr        *bridge.Manager
+	log        hclog.Logger
+	python     string
+	onShutdown func()
+
+	base   context.Context // commands run on it, detached from any connection
+	cancel context.CancelFunc
+
+	busy       atomic.Int64 // calls running now
+	lastActive atomic.Int64 // unix nanoseconds of the last call's end
+
+	subsMu sync.Mutex
+	subs   map[*Subscription]struct{}
+	unsub  func()
+
+	// creating serialises session.create calls naming the same id, so that two clients opening
+	// one target at once record it once and share it.
+	creating sync.Map // id → *sync.Mutex
+}
+
+// lockID serialises work on one session id; call the returned function to unlock.
+func (h *Handler) lockID(id string) func() {
+	m, _ := h.creating.LoadOrStore(id, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// NewHandler returns a Handler over cfg.Manager. Close it when done.
+func NewHandler(cfg HandlerConfig) *Handler {
+	if cfg.Log == nil {
+		cfg.Log = hclog.NewNullLogger()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Handler{mgr: cfg.Manager, log: cfg.Log, python: cfg.Python, onShutdown: cfg.OnShutdown,
+		base: ctx, cancel: cancel, subs: map[*Subscription]struct{}{}}
+	h.lastActive.Store(time.Now().UnixNano())
+	h.unsub = cfg.Manager.Subscribe(h.fanOut)
+	return h
+}
+
+// Close cancels the commands still running and stops event delivery.
+func (h *Handler) Close() {
+	h.unsub()
+	h.cancel()
+}
+
+// Manager returns the Manager the handler serves.
+func (h *Handler) Manager() *bridge.Manager { return h.mgr }
+
+// Idle reports how long no call has been running (0 while one runs).
+func (h *Handler) Idle() time.Duration {
+	if h.busy.Load() > 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, h.lastActive.Load()))
+}
+
+// Call runs one method. peer is the connection that receives the session events it subscribes
+// to; nil where there is none (HTTP, in-process callers). A panic in a method becomes an
+// internal error and the handler stays usable.
+func (h *Handler) Call(name string, raw json.RawMessage, peer Peer) (result any, rerr *Error) {
+	h.busy.Add(1)
+	defer func() {
+		h.lastActive.Store(time.Now().UnixNano())
+		h.busy.Add(-1)
+	}()
+	m, ok := methods[name]
+	if !ok {
+		return nil, unknownMethod(name)
+	}
+	if m.stream && peer == nil {
+		return nil, newError(CodeInvalidRequest, "%s needs a WebSocket connection (ws://ADDR/rpc); this endpoint cannot send notifications", name)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			h.log.Error("method panicked", "method", name, "panic", r, "stack", string(debug.Stack()))
+			result, rerr = nil, newError(CodeInternal, "internal error in %s: %v (the server is still up; please report this)", name, r)
+		}
+	}()
+	start := time.Now()
+	res, err := m.call(&call{ctx: h.base, h: h, p: newParams(m, raw), peer: peer})
+	h.log.Debug("call", "method", name, "elapsed", time.Since(start), "error", err)
+	if err != nil {
+		return nil, errorFrom(err)
+	}
+	return res, nil
+}
+
+// CallJSON is Call with the result marshalled, for in-process callers (the MCP server).
+func (h *Handler) CallJSON(name string, params any) (json.RawMessage, *Error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, newError(CodeInvalidParams, "%s: params cannot be encoded: %v", name, err)
+	}
+	res, rerr := h.Call(name, raw, nil)
+	if rerr != nil {
+		return nil, rerr
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, newError(CodeInternal, "cannot encode the result of %s: %v (please report this)", name, err)
+	}
+	return b, nil
+}
+
+// serveMessage answers one incoming message (a request or a batch). It returns nil when nothing
+// is to be sent back (only notifications). The elements of a batch run in order, one after the
+// other, so a batch [break, continue] means what it says.
+func (h *Handler) serveMessage(data []byte, peer Peer) []byte {
+	if len(data) > MaxMessage {
+		return encode(&response{JSONRPC: "2.0", ID: nullID, Error: tooLarge()})
+	}
+	reqs, errs, batch, perr := decodeMessage(data)
+	if perr != nil {
+		return encode(&response{JSONRPC: "2.0", ID: nullID, Error: perr})
+	}
+	var out [][]byte
+	for i, r := range reqs {
+		resp := &response{JSONRPC: "2.0", ID: r.ID}
+		if errs[i] != nil {
+			resp.Error = errs[i]
+		} else {
+			resp.Result, resp.Error = h.Call(r.Method, r.Params, peer)
+			if r.notification() {
+				continue
+			}
+			if resp.Error == nil && resp.Result == nil {
+				resp.Result = struct{}{}
+			}
+		}
+		out = append(out, encode(resp))
+	}
+	switch {
+	case len(out) == 0:
+		return nil
+	case !batch:
+		return out[0]
+	}
+	b := []byte{'['}
+	for i, o := range out {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, o...)
+	}
+	return append(b, ']')
+}
+
+// Peer is a connection that can receive session events.
+type Peer interface {
+	// Events returns the connection's subscription.
+	Events() *Subscription
+}
+
+// Subscription says which sessions' events a connection wants and delivers them without
+// blocking (deliver must not block: it is called from the goroutine doing a session's work).
+type Subscription struct {
+	deliver func(bridge.Event)
+
+	mu       sync.Mutex
+	all      bool
+	sessions map[string]bool
+}
+
+// NewSubscription returns a subscription that wants nothing yet and delivers with fn.
+func NewSubscription(fn func(bridge.Event)) *Subscription {
+	return &Subscription{deliver: fn, sessions: map[string]bool{}}
+}
+
+func (s *Subscription) add(session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if session == "" {
+		s.all = true
+		return
+	}
+	s.sessions[session] = true
+}
+
+func (s *Subscription) remove(session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if session == "" {
+		s.all = false
+		s.sessions = map[string]bool{}
+		return
+	}
+	delete(s.sessions, session)
+}
+
+func (s *Subscription) wants(session string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.all || s.sessions[session]
+}
+
+// attach starts delivering events to sub (filtered by what it subscribed to).
+func (h *Handler) attach(sub *Subscription) {
+	h.subsMu.Lock()
+	h.subs[sub] = struct{}{}
+	h.subsMu.Unlock()
+}
+
+// detach stops delivering events to sub.
+func (h *Handler) detach(sub *Subscription) {
+	h.subsMu.Lock()
+	delete(h.subs, sub)
+	h.subsMu.Unlock()
+}
+
+// fanOut hands a session event to every subscription that wants it.
+func (h *Handler) fanOut(ev bridge.Event) {
+	h.subsMu.Lock()
+	subs := make([]*Subscription, 0, len(h.subs))
+	for s := range h.subs {
+		subs = append(subs, s)
+	}
+	h.subsMu.Unlock()
+	for _, s := range subs {
+		if s.wants(ev.Session) {
+			s.deliver(ev)
+		}
+	}
+}

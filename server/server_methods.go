@@ -1,0 +1,52 @@
+package server
+
+import (
+	"os"
+	"time"
+)
+
+// The server.* methods describe and stop the server itself.
+func init() {
+	register(
+		&method{name: "server.info", usage: "{}", summary: "the server's pid, uptime and open sessions", call: serverInfo},
+		&method{name: "server.methods", usage: "{}", summary: "every method with its params", call: serverMethods},
+		&method{name: "server.shutdown", usage: "{}", summary: "stop the server: every session's processes end, data stays on disk", call: serverShutdown},
+	)
+}
+
+var started = time.Now()
+
+func serverInfo(c *call) (any, error) {
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	open := 0
+	for _, info := range c.h.mgr.List() {
+		if !info.Closed {
+			open++
+		}
+	}
+	return map[string]any{"pid": os.Getpid(), "uptime_ms": time.Since(started).Milliseconds(), "open_sessions": open}, nil
+}
+
+func serverMethods(c *call) (any, error) {
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	return map[string]any{"methods": Methods()}, nil
+}
+
+func serverShutdown(c *call) (any, error) {
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	if c.h.onShutdown == nil {
+		return nil, newError(CodeRefused, "this server cannot be stopped over the API; stop the process that runs it")
+	}
+	// Answer first: the shutdown closes the connection this answer travels on.
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		c.h.onShutdown()
+	}()
+	return map[string]bool{"stopping": true}, nil
+}

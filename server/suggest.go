@@ -1,0 +1,81 @@
+package server
+
+import (
+	"sort"
+	"strings"
+)
+
+// unknownMethod is the error for a method that does not exist: it names the closest methods,
+// and data.valid lists them all.
+func unknownMethod(name string) *Error {
+	close := closeMethods(name)
+	var e *Error
+	if len(close) > 0 {
+		e = newError(CodeMethodNotFound, "unknown method %q; did you mean %s?", name, strings.Join(close, " or "))
+	} else {
+		e = newError(CodeMethodNotFound, "unknown method %q; methods are session.*, adi.* and trace.*, e.g. session.create, adi.call_tree, adi.state (see docs/api.md)", name)
+	}
+	for _, m := range Methods() {
+		e.Data.Valid = append(e.Data.Valid, m.Name)
+	}
+	return e
+}
+
+// closeMethods returns up to three method names near name: the same after normalising case,
+// '-' and the group prefix, or within a small edit distance.
+func closeMethods(name string) []string {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.ReplaceAll(s, "-", "_"))
+		if i := strings.LastIndexByte(s, '.'); i >= 0 {
+			s = s[i+1:]
+		}
+		return strings.ReplaceAll(s, "_", "")
+	}
+	want := norm(name)
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for n := range methods {
+		d := distance(want, norm(n))
+		if full := distance(strings.ToLower(name), n); full < d {
+			d = full
+		}
+		if d <= 2 || (len(want) >= 4 && strings.Contains(norm(n), want)) {
+			cs = append(cs, cand{n, d})
+		}
+	}
+	sort.Slice(cs, func(a, b int) bool {
+		if cs[a].d != cs[b].d {
+			return cs[a].d < cs[b].d
+		}
+		return cs[a].name < cs[b].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 3; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/adi-bridge/adi/adi"
+)
+
+// The trace.* methods read T for the browser viewer. T does not change after recording, so they
+// read it without waiting for a running command.
+func init() {
+	register(
+		&method{name: "trace.frames", usage: "{session, offset?, limit?, query?}",
+			summary: "page through T in order, optionally filtered by a substring of fid, args or return", call: traceFrames},
+		&method{name: "trace.children", usage: "{session, frame}",
+			summary: "the direct callees of a frame (func#N or its index in T)", call: traceChildren},
+		&method{name: "trace.source", usage: "{session, file}",
+			summary: "the source lines of a file that appears in T", call: traceSource},
+	)
+}
+
+const (
+	defaultFrameLimit = 100
+	maxFrameLimit     = 5000
+	maxSource         = 4 << 20
+)
+
+func traceFrames(c *call) (any, error) {
+	id := c.p.String("session", true)
+	offset, limit := c.p.Int("offset", false, 0), c.p.Int("limit", false, 1)
+	query := strings.ToLower(c.p.String("query", false))
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	if limit == 0 {
+		limit = defaultFrameLimit
+	}
+	limit = min(limit, maxFrameLimit)
+	s, err := c.session(id)
+	if err != nil {
+		return nil, err
+	}
+	t := s.Trace()
+	frames := []adi.Frame{}
+	total := 0
+	for i := range t.Frames {
+		f := &t.Frames[i]
+		if query != "" && !frameMatches(f, query) {
+			continue
+		}
+		if total >= offset && len(frames) < limit {
+			frames = append(frames, *f)
+		}
+		total++
+	}
+	return map[string]any{"total": total, "frames": frames}, nil
+}
+
+// frameMatches reports whether q (lower case) occurs in the frame's fid, args or return.
+func frameMatches(f *adi.Frame, q string) bool {
+	if strings.Contains(strings.ToLower(f.FID.String()), q) || strings.Contains(strings.ToLower(f.Return), q) {
+		return true
+	}
+	for _, a := range f.Args {
+		if strings.Contains(strings.ToLower(a.Name+"="+a.Value), q) {
+			return true
+		}
+	}
+	return false
+}
+
+func traceChildren(c *call) (any, error) {
+	id := c.p.String("session", true)
+	raw := c.p.raw("frame", true)
+	index, isIndex := -1, false
+	var ref *adi.Ref
+	if raw != nil && c.p.err == nil {
+		if err := json.Unmarshal(raw, &index); err == nil {
+			isIndex = true
+		} else {
+			ref = c.p.Ref("frame", true, true)
+		}
+	}
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	s, err := c.session(id)
+	if err != nil {
+		return nil, err
+	}
+	t := s.Trace()
+	if !isIndex {
+		if index, err = t.ResolveFrame(*ref); err != nil {
+			return nil, err
+		}
+	}
+	f := t.Frame(index)
+	if f == nil {
+		return nil, newError(CodeNotFound, "trace.children: no frame %d; T has frames 0 to %d", index, t.Len()-1)
+	}
+	kids := make([]adi.Frame, 0, len(f.Callees))
+	for _, k := range f.Callees {
+		if g := t.Frame(k); g != nil {
+			kids = append(kids, *g)
+		}
+	}
+	return map[string]any{"frames": kids}, nil
+}
+
+func traceSource(c *call) (any, error) {
+	id := c.p.String("session", true)
+	file := c.p.String("file", true)
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	s, err := c.session(id)
+	if err != nil {
+		return nil, err
+	}
+	t := s.Trace()
+	known := false
+	for i := range t.Frames {
+		if t.Frames[i].File == file {
+			known = true
+			break
+		}
+	}
+	if !known {
+		return nil, newError(CodeNotFound, "trace.source: %s is not a file of this recording; only files that appear in T can be read", file)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("trace.source: cannot read %s: %w", file, err)
+	}
+	if len(b) > maxSource {
+		b = b[:maxSource]
+	}
+	lines := []string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), maxSource)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return map[string]any{"file": file, "lines": lines}, nil
+}
