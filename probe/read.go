@@ -187,6 +187,9 @@ func eachRecord(path string, fn func(tag string, rec []json.RawMessage) error) (
 	}
 }
 
+// maxThreads bounds thread ids (the probe numbers threads from 0 as it meets them).
+const maxThreads = 1 << 16
+
 type code struct {
 	fn       string
 	file     string
@@ -236,6 +239,9 @@ func (d *decoder) callRecord(tag string, rec []json.RawMessage) error {
 		var name string
 		if err := fields(rec, &tid, &name); err != nil {
 			return err
+		}
+		if tid < 0 || tid > maxThreads {
+			return fmt.Errorf("thread id %d out of range", tid)
 		}
 		for len(t.Threads) <= tid {
 			t.Threads = append(t.Threads, "")

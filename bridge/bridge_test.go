@@ -1,0 +1,75 @@
+package bridge
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/adi"
+)
+
+func loopTrace() (*adi.Trace, *adi.FLT) {
+	t := &adi.Trace{Frames: []adi.Frame{{Index: 0, FID: adi.FID{Func: "t:f", Index: 1}, Caller: -1}}}
+	t.Index()
+	flt := &adi.FLT{Frame: 0, Steps: []adi.Step{{Line: 2}, {Line: 3}, {Line: 4}, {Line: 3}, {Line: 4}, {Line: 3}, {Line: 5}}}
+	return t, flt
+}
+
+func TestExecPoint(t *testing.T) {
+	tr, flt := loopTrace()
+	for _, c := range []struct {
+		line, visit         int
+		wantLine, wantVisit int
+		err                 string
+	}{
+		{0, 0, 5, 1, ""}, // default: the last line, its last visit
+		{3, 1, 3, 1, ""},
+		{3, 3, 3, 3, ""},
+		{4, 0, 4, 1, ""},
+		{3, 4, 0, 0, "t:f#1 reaches line 3 only 3 time(s); use -k from 1 to 3"},
+		{9, 1, 0, 0, "t:f#1 never reaches line 9 (it runs lines 2, 3, 4, 5); pick one of those with -l"},
+	} {
+		line, visit, err := execPoint(tr, flt, c.line, c.visit)
+		if c.err != "" {
+			require.Error(t, err)
+			assert.Equal(t, c.err, err.Error())
+			assert.ErrorIs(t, err, adi.ErrNotFound)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, [2]int{c.wantLine, c.wantVisit}, [2]int{line, visit}, "line %d visit %d", c.line, c.visit)
+	}
+	_, _, err := execPoint(tr, &adi.FLT{Frame: 0}, 0, 0)
+	assert.EqualError(t, err, "t:f#1 executed no statement that adi recorded; nothing to stop at")
+}
+
+func TestReplayedUpTo(t *testing.T) {
+	mk := func(fps ...string) *adi.Trace {
+		tr := &adi.Trace{}
+		for i, fp := range fps {
+			tr.Frames = append(tr.Frames, adi.Frame{Index: i, FID: adi.FID{Func: "t:f", Index: i + 1}, Caller: i - 1, ArgsFP: fp})
+		}
+		tr.Index()
+		return tr
+	}
+	s := &Session{trace: mk("a", "b", "c")}
+	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c")))
+	assert.Equal(t, 1, s.replayedUpTo(mk("a", "x", "c")))
+	assert.Equal(t, 2, s.replayedUpTo(mk("a", "b")))
+	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c", "d")))
+}
+
+func TestDedupEnv(t *testing.T) {
+	got := dedupEnv([]string{"A=1", "B=2", "A=3", "C=", "B=4"})
+	assert.Equal(t, []string{"A=3", "B=4", "C="}, got)
+	assert.True(t, hasEnv(got, "C"))
+	assert.False(t, hasEnv(got, "D"))
+}
+
+func TestPlainPython(t *testing.T) {
+	assert.True(t, plainPython("python"))
+	assert.True(t, plainPython("python3"))
+	assert.False(t, plainPython("python3.12"))
+	assert.False(t, plainPython("/venv/bin/python"))
+}

@@ -1,0 +1,242 @@
+"""The run configuration (PROTOCOL.md, "Config"): loading, defaults and validation.
+
+Every problem is a ``ConfigError`` whose message is one line saying what is wrong.
+"""
+
+import json
+import os
+
+
+class ConfigError(Exception):
+    """The config file is missing, unreadable or invalid."""
+
+
+DEFAULT_LIMITS = {"max_calls": 2000000, "max_steps": 200000, "max_bytes": 536870912}
+
+
+class Selector:
+    """A `trace` entry: which invocations of `func` get an FLT."""
+
+    __slots__ = ("func", "index", "cond", "at", "max", "code", "taken")
+
+    def __init__(self, func, index=None, cond=None, at="entry", max_=None):
+        self.func = func
+        self.index = index
+        self.cond = cond
+        self.at = at
+        self.max = max_
+        self.code = None  # compiled cond
+        self.taken = 0    # invocations traced (entry) or kept (exit) so far
+
+
+class Condition:
+    """A `conditions` entry: evaluated on every invocation of `func`."""
+
+    __slots__ = ("id", "func", "cond", "at", "code", "hits", "evaluated", "errors")
+
+    def __init__(self, id_, func, cond, at):
+        self.id = id_
+        self.func = func
+        self.cond = cond
+        self.at = at
+        self.code = None
+        self.hits = []
+        self.evaluated = 0
+        self.errors = []
+
+
+class Expect:
+    """An `expect` entry: the replay check for invocation func#index."""
+
+    __slots__ = ("func", "index", "chain", "args_fp", "seen")
+
+    def __init__(self, func, index, chain, args_fp):
+        self.func = func
+        self.index = index
+        self.chain = chain
+        self.args_fp = args_fp
+        self.seen = False
+
+
+class Stop:
+    """A `stops` entry, used by ``adi_probe.hit``."""
+
+    __slots__ = ("id", "func", "index", "line", "visit", "arrivals")
+
+    def __init__(self, id_, func, index, line, visit):
+        self.id = id_
+        self.func = func
+        self.index = index
+        self.line = line
+        self.visit = visit
+        self.arrivals = 0
+
+
+class Config:
+    """A validated config (attribute names follow the JSON keys)."""
+
+    def __init__(self, data):
+        if not isinstance(data, dict):
+            raise ConfigError("the config must be a JSON object")
+        version = data.get("version", 1)
+        if version != 1:
+            raise ConfigError("unsupported config version %r (this probe speaks version 1)" % (version,))
+        self.out = _str(data, "out", required=True)
+        self.target = _target(data.get("target"))
+        self.root = os.path.abspath(_str(data, "root", default=os.getcwd()))
+        self.include = _str_list(data, "include")
+        self.exclude = _str_list(data, "exclude")
+        self.repr_limit = _int(data, "repr_limit", 200, minimum=8)
+        self.repr_time_ms = _num(data, "repr_time_ms", 20)
+        limits = data.get("limits") or {}
+        if not isinstance(limits, dict):
+            raise ConfigError("'limits' must be an object")
+        self.max_calls = _int(limits, "max_calls", DEFAULT_LIMITS["max_calls"], prefix="limits.")
+        self.max_steps = _int(limits, "max_steps", DEFAULT_LIMITS["max_steps"], prefix="limits.")
+        self.max_bytes = _int(limits, "max_bytes", DEFAULT_LIMITS["max_bytes"], prefix="limits.")
+        self.trace = [_selector(i, s) for i, s in enumerate(_list(data, "trace"))]
+        self.conditions = [_condition(i, c) for i, c in enumerate(_list(data, "conditions"))]
+        self.expect = [_expect(i, e) for i, e in enumerate(_list(data, "expect"))]
+        self.stops = {}
+        for i, s in enumerate(_list(data, "stops")):
+            stop = _stop(i, s)
+            self.stops[stop.id] = stop
+
+
+def load(path):
+    """Read and validate the config at `path`."""
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        raise ConfigError("config file %s does not exist" % path) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("cannot read config %s: %s" % (path, exc)) from None
+    except ValueError as exc:
+        raise ConfigError("config %s is not valid JSON: %s" % (path, exc)) from None
+    return Config(data)
+
+
+def _compile(text):
+    try:
+        return compile(text, "<adi condition>", "eval")
+    except SyntaxError as exc:
+        raise ConfigError("condition %r is not a Python expression: %s" % (text, exc.msg)) from None
+
+
+def _target(t):
+    if not isinstance(t, dict):
+        raise ConfigError("'target' must be an object with a 'mode'")
+    mode = t.get("mode")
+    target = {"mode": mode, "argv": _str_list(t, "argv", prefix="target."),
+              "stdin": _str(t, "stdin", prefix="target.")}
+    if mode == "script":
+        target["path"] = _str(t, "path", required=True, prefix="target.")
+    elif mode == "module":
+        target["module"] = _str(t, "module", required=True, prefix="target.")
+    elif mode == "code":
+        target["code"] = _str(t, "code", required=True, prefix="target.")
+    else:
+        raise ConfigError("target.mode must be 'script', 'module' or 'code', not %r" % (mode,))
+    return target
+
+
+def _func(d, where):
+    func = d.get("func")
+    if not isinstance(func, str) or ":" not in func:
+        raise ConfigError("%s: 'func' must be a string like 'module:qualname'" % where)
+    return func
+
+
+def _at(d, where):
+    at = d.get("at") or "entry"
+    if at not in ("entry", "exit"):
+        raise ConfigError("%s: 'at' must be 'entry' or 'exit', not %r" % (where, at))
+    return at
+
+
+def _selector(i, s):
+    where = "trace[%d]" % i
+    if not isinstance(s, dict):
+        raise ConfigError("%s must be an object" % where)
+    sel = Selector(_func(s, where), at=_at(s, where))
+    if s.get("index") is not None:
+        sel.index = _int(s, "index", None, minimum=1, prefix=where + ".")
+    if s.get("cond") is not None:
+        sel.cond = _str(s, "cond", prefix=where + ".")
+        sel.code = _compile(sel.cond)
+    if sel.index is None and sel.cond is None:
+        sel.cond = "True"
+        sel.code = _compile("True")
+    if s.get("max") is not None:
+        sel.max = _int(s, "max", None, minimum=0, prefix=where + ".")
+    return sel
+
+
+def _condition(i, c):
+    where = "conditions[%d]" % i
+    if not isinstance(c, dict):
+        raise ConfigError("%s must be an object" % where)
+    cond = Condition(_int(c, "id", i, prefix=where + "."), _func(c, where),
+                     _str(c, "cond", required=True, prefix=where + "."), _at(c, where))
+    cond.code = _compile(cond.cond)
+    return cond
+
+
+def _expect(i, e):
+    where = "expect[%d]" % i
+    if not isinstance(e, dict):
+        raise ConfigError("%s must be an object" % where)
+    chain = _str_list(e, "chain", prefix=where + ".")
+    return Expect(_func(e, where), _int(e, "index", None, minimum=1, prefix=where + "."),
+                  chain, _str(e, "args_fp", prefix=where + "."))
+
+
+def _stop(i, s):
+    where = "stops[%d]" % i
+    if not isinstance(s, dict):
+        raise ConfigError("%s must be an object" % where)
+    p = where + "."
+    return Stop(_int(s, "id", i, prefix=p), _func(s, where), _int(s, "index", None, minimum=1, prefix=p),
+                _int(s, "line", None, minimum=1, prefix=p), _int(s, "visit", 1, minimum=1, prefix=p))
+
+
+def _str(d, key, default=None, required=False, prefix=""):
+    v = d.get(key, default)
+    if v is None:
+        if required:
+            raise ConfigError("'%s%s' is required" % (prefix, key))
+        return None
+    if not isinstance(v, str):
+        raise ConfigError("'%s%s' must be a string" % (prefix, key))
+    return v
+
+
+def _str_list(d, key, prefix=""):
+    v = d.get(key) or []
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ConfigError("'%s%s' must be a list of strings" % (prefix, key))
+    return v
+
+
+def _list(d, key):
+    v = d.get(key) or []
+    if not isinstance(v, list):
+        raise ConfigError("'%s' must be a list" % key)
+    return v
+
+
+def _int(d, key, default, minimum=0, prefix=""):
+    v = d.get(key, default)
+    if v is None:
+        raise ConfigError("'%s%s' is required" % (prefix, key))
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise ConfigError("'%s%s' must be an integer >= %d" % (prefix, key, minimum))
+    return v
+
+
+def _num(d, key, default):
+    v = d.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+        raise ConfigError("'%s' must be a non-negative number" % key)
+    return v

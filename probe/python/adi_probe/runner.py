@@ -1,0 +1,344 @@
+"""Running the target exactly as ``python <target>`` would, and ending the run.
+
+The target sees the ``sys.argv``, ``sys.path[0]``, ``__main__`` module (``__name__``,
+``__file__``, ``__spec__``, ``__loader__``) and exit behaviour plain python gives it:
+
+- script: ``sys.argv[0]`` is the path as given, ``sys.path[0]`` the script's real directory,
+  ``__file__`` absolute (as given on 3.8); the code runs in a fresh ``__main__`` module that
+  stays in ``sys.modules`` (so pickling classes defined in it works, also from atexit
+  handlers);
+- module (``python -m``): ``sys.path[0]`` is the cwd and runpy's own functions find and run
+  the module (``sys.argv[0]`` becomes its file);
+- code (``python -c``): ``sys.argv[0]`` is ``-c`` and ``sys.path[0]`` is ``''``.
+
+Stdin comes from the config's file (dup'ed onto fd 0). An uncaught exception prints its
+traceback through ``sys.excepthook`` without the probe's frames and exits with 1;
+``SystemExit`` codes are kept (a non-int code is printed and gives 1). The result is written
+by an ``atexit`` handler registered before the target runs, so it runs last: after the
+target's non-daemon threads were joined and its own atexit handlers ran. ``os._exit`` is
+patched to write it first. A forked child never writes the parent's files.
+
+Launch problems (bad config, missing script/module/stdin file) print one ``adi: ...`` line,
+exit with 2 and still write result.json with an ``error`` field when the output dir is known.
+"""
+
+import atexit
+import builtins
+import importlib.machinery
+import json
+import os
+import runpy
+import sys
+import threading
+import time
+import types
+
+from . import config as config_mod
+from . import debugger
+from .engines import EngineError, select as select_engine
+from .output import Output, write_result
+from .recorder import Recorder
+from .stepper import exc_message, exc_type_name
+from .usercode import PROBE_DIR, RUN_SCRIPT, UserCode
+from .values import Values
+
+LAUNCH_ERROR = 2
+
+
+class LaunchError(Exception):
+    """The target could not be started (message: one line for the user)."""
+
+
+class Run:
+    """One recording run: config, output, recorder, engine and the target's exit."""
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.pid = os.getpid()
+        self.out = Output(cfg.out, cfg.max_bytes)
+        self.values = Values(cfg.repr_limit, cfg.repr_time_ms)
+        self.rec = Recorder(cfg, self.out, self.values, UserCode(cfg.root, cfg.include, cfg.exclude))
+        self.engine = None
+        self.exit = {"kind": "exit", "code": 0, "exception": None}
+        self.error = None
+        self.started = None
+        self.finished = False
+        self._lock = threading.Lock()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self):
+        """Prepare the process, install the recorder and run the target; returns the exit code."""
+        debugger.set_run(self)
+        atexit.register(self.finalize)
+        os.register_at_fork(after_in_child=self._forked)
+        _patch_os_exit(self)
+        target = self.cfg.target
+        try:
+            runnable = self._prepare(target)
+        except LaunchError as exc:
+            return self.launch_failed(str(exc))
+        self.rec.announce(self.rec.thread_state())
+        try:
+            self.engine = select_engine(self.rec)
+        except EngineError as exc:
+            return self.launch_failed(str(exc))
+        self.started = time.perf_counter()
+        self.engine.start()
+        code = self._run(runnable)
+        return code
+
+    def launch_failed(self, message):
+        """Report a launch problem: one line on stderr, result.json with `error`, code 2."""
+        self.error = message
+        self.exit = {"kind": "exit", "code": LAUNCH_ERROR, "exception": None}
+        sys.stderr.write("adi: %s\n" % message)
+        sys.stderr.flush()
+        return LAUNCH_ERROR
+
+    def _forked(self):
+        """In a forked child: stop recording and never touch the parent's files."""
+        self.finished = True
+        self.out.closed = True
+        if self.engine is not None:
+            try:
+                self.engine.stop()
+            except Exception:
+                pass
+
+    def finalize(self, os_exit_code=None):
+        """Stop recording, flush, and write result.json (once, in the process that started)."""
+        with self._lock:
+            if self.finished or os.getpid() != self.pid:
+                return
+            self.finished = True
+        duration = (time.perf_counter() - self.started) * 1000.0 if self.started else 0.0
+        if os_exit_code is not None:
+            self.exit = {"kind": "os_exit", "code": os_exit_code, "exception": None}
+        if self.engine is not None:
+            try:
+                self.engine.stop()
+            except Exception:
+                pass
+        rec = self.rec
+        rec.finish_unfinished()
+        rec.missing_expectations()
+        try:
+            self.out.close()
+        except OSError as exc:
+            rec.internal_error("writing %s" % self.out.dir, exc)
+        result = {
+            "version": 1,
+            "complete": rec.truncated is None and self.error is None,
+            "exit": self.exit,
+            "calls": rec.calls_recorded(),
+            "unrecorded_calls": rec.unrecorded_calls,
+            "bytes": self.out.bytes,
+            "limit": rec.truncated,
+            "conditions": [{"id": c.id, "hits": c.hits, "evaluated": c.evaluated, "errors": c.errors}
+                           for c in self.cfg.conditions],
+            "divergence": rec.divergence,
+            "duration_ms": round(duration, 3),
+            "engine": self.engine.name if self.engine is not None else None,
+        }
+        if self.error is not None:
+            result["error"] = self.error
+        if rec.internal_errors:
+            result["internal_errors"] = rec.internal_errors
+        self.out.write_result(result)
+
+    # -- the target --------------------------------------------------------------------------
+
+    def _prepare(self, target):
+        """Set stdin, sys.argv, sys.path[0] and __main__; return what to run."""
+        if target["stdin"] is not None:
+            _redirect_stdin(target["stdin"])
+        argv = target["argv"]
+        mode = target["mode"]
+        main = _fresh_main()
+        if mode == "script":
+            path = target["path"]
+            if not os.path.isfile(path):
+                what = "is a directory" if os.path.isdir(path) else "no such file"
+                raise LaunchError("cannot run %s: %s" % (path, what))
+            try:
+                with open(path, "rb") as f:
+                    source = f.read()
+            except OSError as exc:
+                raise LaunchError("cannot run %s: %s" % (path, exc.strerror or exc)) from None
+            sys.argv[:] = [path] + argv
+            _set_path0(os.path.dirname(os.path.realpath(path)))
+            main.__file__ = path if sys.version_info < (3, 9) else os.path.abspath(path)
+            main.__cached__ = None
+            main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+            _set_orig_argv([path] + argv)
+            return ("source", source, main.__file__, main)
+        if mode == "code":
+            sys.argv[:] = ["-c"] + argv
+            _set_path0("")
+            main.__loader__ = importlib.machinery.BuiltinImporter
+            _set_orig_argv(["-c", target["code"]] + argv)
+            return ("source", target["code"], "<string>", main)
+        sys.argv[:] = ["-m"] + argv
+        _set_path0(os.getcwd())
+        _set_orig_argv(["-m", target["module"]] + argv)
+        return ("module", target["module"], None, main)
+
+    def _run(self, runnable):
+        """Run the target; returns the process exit code (and sets self.exit)."""
+        kind, what, filename, main = runnable
+        try:
+            if kind == "source":
+                code = compile(what, filename, "exec", dont_inherit=True)
+                exec(code, main.__dict__)
+            else:
+                try:
+                    name, spec, code = runpy._get_module_details(what)
+                except ImportError as exc:
+                    return self.launch_failed("cannot run module %s: %s" % (what, exc))
+                sys.argv[0] = spec.origin
+                runpy._run_code(code, main.__dict__, None, "__main__", spec)
+        except SystemExit as exc:
+            return self._system_exit(exc)
+        except BaseException as exc:
+            return self._uncaught(exc)
+        return 0
+
+    def _system_exit(self, exc):
+        code = exc.code
+        if code is None:
+            status = 0
+        elif isinstance(code, int):
+            status = int(code)  # sys.exit(False) is 0
+        else:
+            try:
+                sys.stderr.write("%s\n" % (code,))
+                sys.stderr.flush()
+            except Exception:
+                pass
+            status = 1
+        self.exit = {"kind": "exit", "code": status, "exception": None}
+        return status
+
+    def _uncaught(self, exc):
+        tb = _strip_probe_frames(exc.__traceback__)
+        exc.__traceback__ = tb
+        import traceback
+        text = "".join(traceback.format_exception(type(exc), exc, tb))
+        try:
+            sys.excepthook(type(exc), exc, tb)
+        except Exception:
+            sys.stderr.write(text)
+        try:
+            sys.stderr.flush()
+        except Exception:
+            pass
+        file, line = _where(exc, tb)
+        limit = self.values.limit
+        self.exit = {"kind": "exception", "code": 130 if isinstance(exc, KeyboardInterrupt) else 1,
+                     "exception": {"type": exc_type_name(type(exc)), "message": exc_message(exc, limit),
+                                   "file": file, "line": line, "traceback": text}}
+        return self.exit["code"]
+
+
+def main(config_path):
+    """Entry point called by adi_probe_run.py; returns the process exit code."""
+    try:
+        cfg = config_mod.load(config_path)
+    except config_mod.ConfigError as exc:
+        return _config_failed(config_path, str(exc))
+    try:
+        run = Run(cfg)
+    except OSError as exc:
+        sys.stderr.write("adi: cannot write the output directory %s: %s\n" % (cfg.out, exc.strerror or exc))
+        return LAUNCH_ERROR
+    return run.start()
+
+
+def _config_failed(path, message):
+    sys.stderr.write("adi: %s\n" % message)
+    out = None
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            data = json.load(f)
+        out = data.get("out") if isinstance(data, dict) else None
+    except Exception:
+        pass
+    if isinstance(out, str) and out:
+        try:
+            write_result(out, {
+                "version": 1, "complete": False,
+                "exit": {"kind": "exit", "code": LAUNCH_ERROR, "exception": None},
+                "calls": 0, "unrecorded_calls": 0, "bytes": 0, "limit": None, "conditions": [],
+                "divergence": None, "duration_ms": 0.0, "error": message})
+        except OSError:
+            pass
+    return LAUNCH_ERROR
+
+
+def _fresh_main():
+    """A new __main__ module, as the interpreter creates it, installed in sys.modules."""
+    main = types.ModuleType("__main__")
+    main.__builtins__ = builtins
+    main.__annotations__ = {}
+    main.__spec__ = None
+    main.__package__ = None
+    sys.modules["__main__"] = main
+    return main
+
+
+def _set_path0(entry):
+    sys.path.insert(0, entry)
+
+
+def _set_orig_argv(args):
+    if hasattr(sys, "orig_argv"):
+        sys.orig_argv = [sys.executable] + args
+
+
+def _redirect_stdin(path):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise LaunchError("cannot read stdin file %s: %s" % (path, exc.strerror or exc)) from None
+    os.dup2(fd, 0)
+    os.close(fd)
+    if sys.stdin is None:
+        sys.stdin = sys.__stdin__ = open(0, "r", closefd=False)
+
+
+def _patch_os_exit(run):
+    real_exit = os._exit
+
+    def _exit(status):
+        try:
+            run.finalize(os_exit_code=status)
+        finally:
+            real_exit(status)
+
+    _exit.__doc__ = real_exit.__doc__
+    os._exit = _exit
+
+
+def _strip_probe_frames(tb):
+    """Drop the probe's own frames from the head of a traceback."""
+    prefix = PROBE_DIR + os.sep
+    while tb is not None:
+        fname = tb.tb_frame.f_code.co_filename
+        if not (fname.startswith(prefix) or fname == RUN_SCRIPT):
+            break
+        tb = tb.tb_next
+    return tb
+
+
+def _where(exc, tb):
+    """(file, line) where the exception was raised (a SyntaxError's own position)."""
+    if isinstance(exc, SyntaxError) and tb is None:
+        return exc.filename, exc.lineno
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return None, None
+    return last.tb_frame.f_code.co_filename, last.tb_lineno

@@ -1,0 +1,273 @@
+"""Static facts about a source file, read from its AST (cached per file).
+
+For every scope (module, class body, function, lambda) of a file this module knows:
+
+- ``qualname``: the scope's qualified name (``Class.method``, ``f.<locals>.g``), used on
+  Python < 3.11 where code objects have no ``co_qualname``;
+- ``keys``: line -> statement key. The key of a statement is its first line (for a decorated
+  definition, its first decorator's line). Every line of a simple statement maps to its key,
+  so continuation lines of a multi-line statement belong to the same step; for a compound
+  statement only its header lines map to it (``for i in range(n):``, ``with a as b:``,
+  ``except E:``). Statements that start on the same line share that line's key.
+- ``texts``: key -> the source text of the statements starting on that line (headers only for
+  compound statements), dedented to the statement's own indentation;
+- ``loops``: key -> the enclosing loops inside the scope as a tuple of header keys, outermost
+  first. A loop header is inside its own loop; the ``else`` clause of a loop is not;
+- ``with_bodies``: key of a ``with`` header -> (first, last) line of its body, so the stepper
+  can tell a ``with`` exit (which revisits the header line) from a new loop iteration;
+- ``comp_spans``: key -> source spans of the list/set/dict comprehensions of that statement
+  (on 3.12+ they are inlined into the enclosing code and jump backwards inside the statement).
+
+Scopes are found by ``(co_firstlineno, co_name)``, which is how code objects identify them.
+"""
+
+import ast
+import linecache
+import sys
+import tokenize
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_WITHS = (ast.With, ast.AsyncWith)
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMP_NAMES = {ast.ListComp: "<listcomp>", ast.SetComp: "<setcomp>",
+               ast.DictComp: "<dictcomp>", ast.GeneratorExp: "<genexpr>"}
+_INLINED_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp)
+_BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_MATCH_CASE = getattr(ast, "match_case", None)
+
+
+class Scope:
+    """What is known about one scope (one code object) of a file; see the module docstring."""
+
+    __slots__ = ("qualname", "keys", "texts", "loops", "with_bodies", "comp_spans", "_spans")
+
+    def __init__(self, qualname):
+        self.qualname = qualname
+        self.keys = {}
+        self.texts = {}
+        self.loops = {}
+        self.with_bodies = {}
+        self.comp_spans = {}
+        self._spans = {}  # key -> [start, end] positions of the text, merged per line
+
+
+class FileIndex:
+    """The scopes of one source file, keyed by ``(first line, code name)``."""
+
+    def __init__(self, lines, tree):
+        self.lines = lines
+        self.scopes = {}
+        module = self._scope("<module>", 1, "<module>")
+        self._body(module, tree.body, "", ())
+        for scope in self.scopes.values():
+            for key, (start, end) in scope._spans.items():
+                scope.texts[key] = self.segment(start, end)
+            scope._spans = None
+
+    def line(self, lineno):
+        """The raw text of a line ('' past the end)."""
+        if 1 <= lineno <= len(self.lines):
+            return self.lines[lineno - 1]
+        return ""
+
+    def _char_col(self, lineno, byte_col):
+        """Convert an AST column (a UTF-8 byte offset) to a character offset."""
+        text = self.line(lineno)
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def segment(self, start, end):
+        """Source text between two (line, byte column) positions, dedented by the start column."""
+        (l1, c1), (l2, c2) = start, end
+        c1 = self._char_col(l1, c1)
+        c2 = self._char_col(l2, c2)
+        if l1 == l2:
+            return self.line(l1)[c1:c2].rstrip()
+        parts = [self.line(l1)[c1:].rstrip()]
+        for ln in range(l1 + 1, l2 + 1):
+            text = self.line(ln).rstrip("\r\n")
+            if ln == l2:
+                text = text[:c2]
+            indent = len(text) - len(text.lstrip(" \t"))
+            parts.append(text[min(indent, c1):].rstrip())
+        while len(parts) > 1 and not parts[-1]:
+            parts.pop()
+        return "\n".join(parts)
+
+    # -- walking --------------------------------------------------------------------------
+
+    def _scope(self, qualname, first_line, name):
+        scope = self.scopes.get((first_line, name))
+        if scope is None:
+            scope = self.scopes[(first_line, name)] = Scope(qualname)
+        return scope
+
+    def _body(self, scope, body, prefix, loops):
+        for stmt in body:
+            self._stmt(scope, stmt, prefix, loops)
+
+    def _header(self, scope, start, body, loops):
+        """Claim the header lines of a compound statement (or clause) whose body is `body`."""
+        key = start[0]
+        body_start = self._case_start(body[0]) if _MATCH_CASE and isinstance(body[0], _MATCH_CASE) \
+            else _start(body[0])
+        last = body_start[0] - 1 if body_start[0] > key else key
+        self._claim(scope, key, key, last, loops, start, body_start)
+        return key
+
+    def _stmt(self, scope, node, prefix, loops):
+        start = _start(node)
+        key = start[0]
+        own_loops = loops + (key,) if isinstance(node, _LOOPS) else loops
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            body = getattr(node, "cases", None)  # match
+        if isinstance(body, list) and body:
+            self._header(scope, start, body, own_loops)
+        else:
+            self._claim(scope, key, key, node.end_lineno, own_loops, start,
+                        (node.end_lineno, node.end_col_offset))
+        for expr in _own_expressions(node):
+            self._expr(scope, expr, prefix, key)
+
+        if isinstance(node, (ast.ClassDef,) + _FUNCS):
+            inner = self._scope(prefix + node.name, key, node.name)
+            sep = "." if isinstance(node, ast.ClassDef) else ".<locals>."
+            self._body(inner, node.body, prefix + node.name + sep, ())
+            return
+        if isinstance(node, _WITHS):
+            scope.with_bodies[key] = (_start(node.body[0])[0], node.body[-1].end_lineno)
+        if isinstance(node, _LOOPS):
+            self._body(scope, node.body, prefix, own_loops)
+            self._body(scope, node.orelse, prefix, loops)
+            return
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(node, field, None)
+            if isinstance(sub, list):
+                self._body(scope, sub, prefix, loops)
+        for handler in getattr(node, "handlers", None) or ():
+            hkey = self._header(scope, (handler.lineno, handler.col_offset), handler.body, loops)
+            if handler.type is not None:
+                self._expr(scope, handler.type, prefix, hkey)
+            self._body(scope, handler.body, prefix, loops)
+        for case in getattr(node, "cases", None) or ():
+            ckey = self._header(scope, self._case_start(case), case.body, loops)
+            if case.guard is not None:
+                self._expr(scope, case.guard, prefix, ckey)
+            self._body(scope, case.body, prefix, loops)
+
+    def _case_start(self, case):
+        """Where a ``case`` clause starts: the start of its line (the AST has no position)."""
+        pline = case.pattern.lineno
+        text = self.line(pline)
+        indent = len(text) - len(text.lstrip())
+        return (pline, len(text[:indent].encode("utf-8")))
+
+    def _claim(self, scope, key, first, last, loops, start, end):
+        """Map lines first..last to `key` (first claim wins) and extend the key's text span."""
+        for ln in range(first, last + 1):
+            scope.keys.setdefault(ln, key)
+        scope.loops.setdefault(key, loops)
+        if start[0] != key:
+            return
+        span = scope._spans.get(key)
+        if span is None:
+            scope._spans[key] = [start, end]
+        else:
+            span[0] = min(span[0], start)
+            span[1] = max(span[1], end)
+
+    def _expr(self, scope, node, prefix, key):
+        """Register the lambdas (new scopes) and comprehensions inside an expression."""
+        stack = [(node, prefix)]
+        while stack:
+            n, pre = stack.pop()
+            if isinstance(n, ast.Lambda):
+                inner = self._scope(pre + "<lambda>", n.lineno, "<lambda>")
+                start, end = (n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)
+                self._claim(inner, n.lineno, n.lineno, n.end_lineno, (), start, end)
+                self._expr(inner, n.body, pre + "<lambda>.<locals>.", n.lineno)
+                stack.extend((d, pre) for d in n.args.defaults + n.args.kw_defaults if d is not None)
+                continue
+            comp = _COMP_NAMES.get(type(n))
+            if comp is not None:
+                if isinstance(n, _INLINED_COMPS):
+                    scope.comp_spans.setdefault(key, []).append(
+                        (n.lineno, n.col_offset, n.end_lineno, n.end_col_offset))
+                # the first iterable is evaluated outside the comprehension's own scope
+                inner_pre = pre if (sys.version_info >= (3, 12) and comp != "<genexpr>") \
+                    else pre + comp + "."
+                stack.append((n.generators[0].iter, pre))
+                for child in ast.iter_child_nodes(n):
+                    if child is not n.generators[0]:
+                        stack.append((child, inner_pre))
+                gen0 = n.generators[0]
+                stack.extend((c, inner_pre) for c in [gen0.target] + gen0.ifs)
+                continue
+            stack.extend((c, pre) for c in ast.iter_child_nodes(n))
+
+
+def _start(node):
+    """(line, byte column) where a statement starts, counting its decorators."""
+    decos = getattr(node, "decorator_list", None)
+    if decos:
+        first = min(decos, key=lambda d: (d.lineno, d.col_offset))
+        return (first.lineno, max(first.col_offset - 1, 0))  # the '@' precedes the expression
+    return (node.lineno, node.col_offset)
+
+
+def _own_expressions(node):
+    """The expressions a statement evaluates itself (not the statements of its bodies)."""
+    out = []
+    for field, value in ast.iter_fields(node):
+        if field in _BODY_FIELDS:
+            continue
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.AST))
+    return out
+
+
+_cache = {}
+
+
+def file_index(filename):
+    """The FileIndex of a file, or None when its source cannot be read or parsed (cached)."""
+    try:
+        return _cache[filename]
+    except KeyError:
+        pass
+    index = None
+    try:
+        with tokenize.open(filename) as f:
+            text = f.read()
+        index = FileIndex(text.splitlines(True), ast.parse(text, filename))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+        index = None
+    _cache[filename] = index
+    return index
+
+
+def scope_of(code):
+    """The Scope of a code object, or None when its source is unknown."""
+    index = file_index(code.co_filename)
+    if index is None:
+        return None
+    return index.scopes.get((code.co_firstlineno, code.co_name))
+
+
+def source_line(filename, lineno):
+    """One stripped source line (the text of a line that no statement claims)."""
+    index = file_index(filename)
+    if index is None:
+        return linecache.getline(filename, lineno).strip()
+    return index.line(lineno).strip()
+
+
+def positions(code):
+    """offset -> (line, end line, col, end col) of each instruction; empty before 3.11."""
+    if not hasattr(code, "co_positions"):
+        return {}
+    return {i * 2: p for i, p in enumerate(code.co_positions())}

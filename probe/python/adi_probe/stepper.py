@@ -1,0 +1,361 @@
+"""The statement trace (τ) of one invocation: steps, ΔS, callees, loop positions, events.
+
+A ``Stepper`` is fed by an engine with the line events of one frame and with its
+suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md says about
+``step`` records:
+
+- Step boundaries. A line event maps to its statement key (``source.Scope.keys``). A new
+  step starts when the key changes, or when the same statement is executed again, which shows
+  as a backward jump (``f_lasti`` going down) onto the same statement outside any of its
+  comprehensions (3.12+ inlines comprehensions, whose loops jump backwards inside one
+  statement). A continuation line, or a return to the first line within the same evaluation
+  (offsets only grow within one evaluation), stays in the step.
+- ΔS, attributed exactly: when a step ends (the next statement starts, or the frame
+  suspends or exits) the frame's variables are compared with the snapshot taken when the
+  step began, so a change belongs to the statement that made it. Scalars compare by type and
+  value; everything else by identity plus ``Values.fingerprint`` (content, bounded), so
+  ``xs.append(1)`` on a long list is a "mod" even when its repr is truncated.
+- Loops: ``loop`` lists the enclosing loops of the statement with iteration counts
+  (``source.Scope.loops``). Arriving at a loop from outside sets its count to 1; reaching
+  its header again from inside its body counts one more iteration (so the final, exiting
+  check of a loop that ran n times is n+1); arriving backwards (in source order) at a body
+  statement from inside the same innermost loop without passing the header (``while True:``
+  on 3.8/3.9, ``continue``) counts one more too; leaving a ``with`` body revisits the
+  ``with`` line and is not an iteration.
+- ev: ``resume`` on the first step after a generator resumed, ``yield`` on the statement
+  that suspended it, ``raise`` when an exception was raised in or propagated into the
+  statement (StopIteration and StopAsyncIteration, which end iterations, are not reported).
+"""
+
+import dis
+
+from . import source
+from .values import SCALARS as _SCALARS
+
+EMPTY = ()
+_NO_EVENTS = {}  # shared, never written to: a step with events gets its own dict
+_FLUSH_EVERY = 4095  # steps between flushes of the FLT batch (a mask)
+_VALUE_TYPES = frozenset((tuple, frozenset))  # immutable: rebinding to equal content is no change
+_QUIET = (StopIteration, StopAsyncIteration)
+
+
+def exc_type_name(t):
+    """An exception type as a traceback shows it (module-qualified unless builtin/__main__)."""
+    mod = getattr(t, "__module__", "builtins")
+    name = getattr(t, "__qualname__", getattr(t, "__name__", "?"))
+    return name if mod in ("builtins", "__main__") else "%s.%s" % (mod, name)
+
+
+def exc_message(exc, limit):
+    """str(exc), bounded to `limit` characters; never raises."""
+    try:
+        text = str(exc)
+    except Exception as e:
+        return "<str failed: %s>" % type(e).__name__
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return text
+
+
+class CodeFacts:
+    """The per-code-object facts a stepper needs (computed once per code object)."""
+
+    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "_positions", "code")
+
+    def __init__(self, code):
+        self.code = code
+        scope = source.scope_of(code)
+        if scope is None:
+            self.keys, self.texts, self.loops, self.with_bodies, self.comp_spans = {}, {}, {}, {}, {}
+        else:
+            self.keys = scope.keys
+            self.texts = scope.texts
+            self.loops = scope.loops
+            self.with_bodies = scope.with_bodies
+            self.comp_spans = scope.comp_spans
+        self._positions = None
+
+    def statements(self):
+        """line -> text for the ``stmts`` record: every statement of this code object."""
+        lines = {ln for _, ln in dis.findlinestarts(self.code) if ln}
+        if self.keys and self.code.co_firstlineno not in self.keys:
+            lines.discard(self.code.co_firstlineno)  # the ``def`` line of a function
+        out = {}
+        for ln in sorted(lines):
+            key = self.keys.get(ln, ln)
+            if key not in out:
+                text = self.texts.get(key)
+                if text is None:
+                    text = source.source_line(self.code.co_filename, key)
+                out[key] = text
+        return {str(k): out[k] for k in sorted(out)}
+
+    def in_comprehension(self, key, lasti):
+        """True when the instruction at `lasti` lies inside a comprehension of statement `key`."""
+        spans = self.comp_spans.get(key)
+        if not spans:
+            return False
+        if self._positions is None:
+            self._positions = source.positions(self.code)
+        pos = self._positions.get(lasti)
+        if pos is None or pos[0] is None or pos[2] is None:
+            return False
+        line, col = pos[0], pos[2]
+        for l1, c1, l2, c2 in spans:
+            if (l1, c1) <= (line, col) < (l2, c2):
+                return True
+        return False
+
+
+class Stepper:
+    """The statement trace of one invocation (see the module docstring)."""
+
+    def __init__(self, idx, facts, frame, sink, values, max_steps, buffered, flush, on_error):
+        self.idx = idx
+        self.facts = facts
+        self.keys = facts.keys
+        self.sink = sink            # list receiving the records (the FLT batch or a private buffer)
+        self.buffered = buffered    # True: an exit condition decides whether the FLT is kept
+        self.flush = flush          # writes the FLT batch (called every _FLUSH_EVERY steps)
+        self.render = values.render
+        self.fingerprint = values.fingerprint
+        self.max_steps = max_steps
+        self.msg_limit = values.limit
+        self.on_error = on_error    # reports an internal error (recorder.internal_error)
+        self.failed = False
+        self.key = None             # the current statement's key (None before the first line)
+        self.lasti = -1             # last instruction offset seen in the current step
+        self.callees = EMPTY        # invocations started during the step (a list once there is one)
+        self.ev = _NO_EVENTS        # the step's events (a new dict once there is one)
+        self.loop = EMPTY
+        self.counts = {}
+        self.steps = 0
+        self.dropped = 0
+        self.snap = {}
+        self.visits = {}            # key -> steps started at that statement (for debugger.hit)
+        self.wrapper = None         # the f_trace wrapper installed for this frame (profile engine)
+        self._take_snapshot(frame)
+        sink.append(("begin", idx))
+
+    # -- events ----------------------------------------------------------------------------
+
+    # The public methods never raise into the target: an internal error is reported once and
+    # the stepper stops (its FLT ends as "unfinished").
+
+    def line(self, frame):
+        """A line event in the frame (runs for every line: kept flat)."""
+        if self.failed:
+            return
+        try:
+            lineno = frame.f_lineno
+            key = self.keys.get(lineno, lineno)
+            lasti = frame.f_lasti
+            if key == self.key:
+                last = self.lasti
+                self.lasti = lasti
+                if lasti > last or self.facts.in_comprehension(key, lasti):
+                    return
+            else:
+                self.lasti = lasti
+            if self.key is not None:
+                self._close(frame)
+            self._open(key)
+        except Exception as exc:
+            self._fail(exc)
+
+    def jump_line(self, frame, lineno, target):
+        """A same-line backward jump seen through sys.monitoring (settrace reports a line event)."""
+        if self.failed:
+            return
+        try:
+            self._jump_line(frame, lineno, target)
+        except Exception as exc:
+            self._fail(exc)
+
+    def exception(self, exc):
+        """An exception was raised in, or propagated into, the current statement."""
+        if self.key is None or self.failed or isinstance(exc, _QUIET):
+            return
+        self._event("raise", [exc_type_name(type(exc)), exc_message(exc, self.msg_limit)])
+
+    def suspend(self, frame, value_repr):
+        """The frame yielded `value_repr` (the current statement suspended it)."""
+        if self.key is not None and not self.failed:
+            self._event("yield", value_repr)
+            try:
+                self._close(frame)
+            except Exception as exc:
+                self._fail(exc)
+
+    def resume(self, frame):
+        """The generator resumed: a new step of the statement it suspended in."""
+        if self.failed:
+            return
+        key = self.keys.get(frame.f_lineno, frame.f_lineno)
+        self.lasti = frame.f_lasti
+        self.key = key
+        self.visits[key] = self.visits.get(key, 0) + 1
+        self._event("resume", True)
+
+    def finish(self, frame, kind):
+        """The frame exits (kind "return" or "exception"), or the run ended ("unfinished")."""
+        if self.sink is None:
+            return
+        if self.failed:
+            kind = "unfinished"
+        elif self.key is not None:
+            try:
+                if frame is not None:
+                    self._close(frame)
+                else:
+                    self._emit()
+            except Exception as exc:
+                self._fail(exc)
+                kind = "unfinished"
+        self.key = None
+        self.sink.append(("end", self.idx, kind, self.dropped))
+
+    def add_callee(self, idx):
+        """Invocation `idx` started during the current statement."""
+        if self.callees is EMPTY:
+            self.callees = [idx]
+        else:
+            self.callees.append(idx)
+
+    def _event(self, name, value):
+        if self.ev is _NO_EVENTS:
+            self.ev = {}
+        self.ev[name] = value
+
+    def visits_at(self, frame, line):
+        """Steps started at statement `line`, counting the line event now being delivered.
+
+        None when that event is not on `line`. A debugger's tracer may see the event before or
+        after this stepper does (settrace/setprofile engines call the probe first; under
+        sys.monitoring a settrace debugger, tool 7, is called before the probe's tool): the
+        stepper has processed it when it already sits at that statement and instruction.
+        """
+        key = self.keys.get(frame.f_lineno, frame.f_lineno)
+        if key != line:
+            return None
+        count = self.visits.get(line, 0)
+        lasti = frame.f_lasti
+        if key == self.key and lasti == self.lasti:
+            return count  # already processed
+        if key != self.key:
+            return count + 1
+        if lasti > self.lasti or self.facts.in_comprehension(key, lasti):
+            return count
+        return count + 1
+
+    def _fail(self, exc):
+        self.failed = True
+        self.on_error("stepping invocation %d" % self.idx, exc)
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def _jump_line(self, frame, lineno, target):
+        key = self.keys.get(lineno, lineno)
+        if key == self.key and self.facts.in_comprehension(key, target):
+            self.lasti = target
+            return
+        self.lasti = target
+        if self.key is not None:
+            self._close(frame)
+        self._open(key)
+
+    def _open(self, key):
+        prev = self.key
+        self.key = key
+        self.visits[key] = self.visits.get(key, 0) + 1
+        chain = self.facts.loops.get(key, EMPTY)
+        if not chain:
+            self.loop = EMPTY
+            return
+        loops = self.facts.loops
+        prev_chain = loops.get(prev, EMPTY) if prev is not None else EMPTY
+        common = None
+        for h in chain:
+            if h in prev_chain:
+                common = h
+        counts = self.counts
+        out = []
+        for h in chain:
+            if h not in prev_chain:
+                c = 1
+            elif key == h:
+                c = counts[h] + 1
+            elif prev == h:
+                c = counts[h]
+            elif h == common and key <= prev and not self._with_exit(key, prev):
+                c = counts[h] + 1
+            else:
+                c = counts[h]
+            counts[h] = c
+            out.append([h, c])
+        self.loop = out
+
+    def _with_exit(self, key, prev):
+        body = self.facts.with_bodies.get(key)
+        return body is not None and body[0] <= prev <= body[1]
+
+    def _close(self, frame):
+        """End the current step: diff the variables and emit it."""
+        if self.steps >= self.max_steps:
+            self.dropped += 1
+            self.callees = EMPTY
+            self.ev = _NO_EVENTS
+            return
+        self._emit(self._diff(frame))
+
+    def _emit(self, changes=EMPTY):
+        if self.steps >= self.max_steps:
+            self.dropped += 1
+        else:
+            self.sink.append(("step", self.idx, self.key, changes, self.callees, self.loop, self.ev))
+            self.steps += 1
+            if self.steps & _FLUSH_EVERY == 0 and not self.buffered:
+                self.flush()
+        self.callees = EMPTY
+        self.ev = _NO_EVENTS
+
+    def _take_snapshot(self, frame):
+        render = self.render
+        fingerprint = self.fingerprint
+        snap = self.snap
+        for name, v in frame.f_locals.items():
+            snap[name] = (v, fingerprint(v), render(v))
+
+    def _diff(self, frame):
+        loc = frame.f_locals
+        snap = self.snap
+        snap_get = snap.get
+        render = self.render
+        fingerprint = self.fingerprint
+        scalars = _SCALARS
+        changes = []
+        add = changes.append
+        for name, v in loc.items():
+            old = snap_get(name)
+            if old is None:
+                r = render(v)
+                snap[name] = (v, fingerprint(v), r)
+                add([name, None, r, "new"])
+                continue
+            o = old[0]
+            t = type(v)
+            if t in scalars:
+                if o is v or (type(o) is t and o == v):
+                    continue
+                f = v
+            else:
+                f = fingerprint(v)
+                if f == old[1] and (o is v or t in _VALUE_TYPES):
+                    continue
+            r = render(v)
+            snap[name] = (v, f, r)
+            add([name, old[2], r, "mod"])
+        if len(snap) != len(loc):
+            for name in [n for n in snap if n not in loc]:
+                add([name, snap.pop(name)[2], None, "del"])
+        return changes

@@ -1,0 +1,224 @@
+"""T, the call records: fids, callers, call lines, arguments, outcomes, generators, threads."""
+
+import unittest
+
+from .harness import ENGINES, record, script
+
+
+def outcome_table(rec):
+    """fid -> (caller fid, args, outcome) for every invocation."""
+    return {inv.fid: (rec.caller_of(inv.fid), inv.args, inv.outcome) for inv in rec.order}
+
+
+class LoopsAndReturns(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rec = record(script("loops.py"))
+
+    def test_exit_code_and_result(self):
+        self.assertEqual(self.rec.returncode, 0, self.rec.stderr)
+        result = self.rec.result
+        self.assertEqual(result["exit"], {"kind": "exit", "code": 0, "exception": None})
+        self.assertTrue(result["complete"])
+        self.assertEqual(result["calls"], 7)
+        self.assertEqual(result["unrecorded_calls"], 0)
+        self.assertIsNone(result["limit"])
+
+    def test_invocations(self):
+        self.assertEqual(outcome_table(self.rec), {
+            "loops:<module>#1": (None, [], ("ret", "None")),
+            "loops:main#1": ("loops:<module>#1", [], ("ret", "None")),
+            "loops:nested#1": ("loops:main#1", [("n", "3")], ("ret", "1")),
+            "loops:early#1": ("loops:main#1", [("xs", "[5, 7, 9]"), ("target", "7")], ("ret", "1")),
+            "loops:early#2": ("loops:main#1", [("xs", "[5]"), ("target", "1")], ("ret", "-1")),
+            "loops:skipping#1": ("loops:main#1", [("xs", "[1, 2, 3, 4, 8, 10]")], ("ret", "[2, 4]")),
+            "loops:countdown#1": ("loops:main#1", [("n", "2")], ("ret", "0")),
+        })
+
+    def test_order_and_call_lines(self):
+        self.assertEqual([(i.idx, i.fid, i.call_line) for i in self.rec.order], [
+            (0, "loops:<module>#1", 0), (1, "loops:main#1", 42), (2, "loops:nested#1", 34),
+            (3, "loops:early#1", 35), (4, "loops:early#2", 36), (5, "loops:skipping#1", 37),
+            (6, "loops:countdown#1", 38)])
+
+    def test_code_records(self):
+        path = self.rec.codes[self.rec.get("loops:early#1").cid][1]
+        self.assertTrue(path.endswith("/fixtures/loops.py"))
+        self.assertEqual(self.rec.codes[self.rec.get("loops:early#1").cid],
+                         ("loops:early", path, 9, ["xs", "target"]))
+        self.assertEqual(self.rec.threads, {0: "MainThread"})
+
+    def test_fingerprints(self):
+        self.assertEqual(self.rec.get("loops:nested#1").fp, "=3")
+        self.assertEqual(self.rec.get("loops:main#1").fp, "=")
+        fp = self.rec.get("loops:early#1").fp
+        self.assertRegex(fp, r"^#[0-9a-f]{16}$")
+        self.assertNotEqual(fp, self.rec.get("loops:early#2").fp)
+
+
+class Exceptions(unittest.TestCase):
+    def test_raised_caught_and_escaping(self):
+        rec = record(script("exceptions.py"))
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        self.assertEqual(outcome_table(rec), {
+            "exceptions:<module>#1": (None, [], ("ret", "None")),
+            "exceptions:AppError#1": ("exceptions:<module>#1", [], ("ret", "None")),
+            "exceptions:main#1": ("exceptions:<module>#1", [], ("ret", "None")),
+            "exceptions:caught_inside#1": ("exceptions:main#1", [("x", "0")], ("ret", "-1")),
+            "exceptions:caught_inside#2": ("exceptions:main#1", [("x", "5")], ("ret", "2")),
+            "exceptions:top#1": ("exceptions:main#1", [], ("ret", "['ValueError', 'AppError']")),
+            "exceptions:middle#1": ("exceptions:top#1", [("kind", "'value'")],
+                                    ("exc", "ValueError", "bad value 3", 20)),
+            "exceptions:raiser#1": ("exceptions:middle#1", [("kind", "'value'")],
+                                    ("exc", "ValueError", "bad value 3", 15)),
+            "exceptions:middle#2": ("exceptions:top#1", [("kind", "'app'")],
+                                    ("exc", "AppError", "custom", 20)),
+            "exceptions:raiser#2": ("exceptions:middle#2", [("kind", "'app'")],
+                                    ("exc", "AppError", "custom", 16)),
+        })
+
+
+class Recursion(unittest.TestCase):
+    def test_each_level_is_its_own_fid(self):
+        rec = record(script("recursion.py"))
+        self.assertEqual(rec.tree("recursion:main#1"),
+                         ("recursion:main#1", [("recursion:fact#1", [("recursion:fact#2", [("recursion:fact#3", [])])])]))
+        self.assertEqual([(i.fid, i.args, i.outcome, i.call_line) for i in rec.order[2:]], [
+            ("recursion:fact#1", [("n", "3")], ("ret", "6"), 8),
+            ("recursion:fact#2", [("n", "2")], ("ret", "2"), 4),
+            ("recursion:fact#3", [("n", "1")], ("ret", "1"), 4)])
+
+
+class MethodsClosuresLambdas(unittest.TestCase):
+    def test_names_and_callers(self):
+        rec = record(script("methods.py"))
+        obj = "<__main__.Counter object at 0x\u2026>"
+        self.assertEqual(outcome_table(rec), {
+            "methods:<module>#1": (None, [], ("ret", "None")),
+            "methods:Counter#1": ("methods:<module>#1", [], ("ret", "None")),
+            "methods:main#1": ("methods:<module>#1", [], ("ret", "([3, 2, 1], 49)")),
+            "methods:Counter.make#1": ("methods:main#1", [("cls", "<class '__main__.Counter'>"), ("start", "1")],
+                                       ("ret", obj)),
+            "methods:Counter.__init__#1": ("methods:Counter.make#1", [("self", obj), ("start", "1")],
+                                           ("ret", "None")),
+            "methods:Counter.double#1": ("methods:main#1", [("x", "2")], ("ret", "4")),
+            "methods:Counter.add#1": ("methods:main#1", [("self", obj), ("k", "4")], ("ret", "5")),
+            "methods:make_adder#1": ("methods:main#1", [("n", "3")],
+                                     ("ret", "<function make_adder.<locals>.adder at 0x\u2026>")),
+            "methods:make_adder.<locals>.adder#1": ("methods:main#1", [("x", "4")], ("ret", "7")),
+            "methods:main.<locals>.<lambda>#1": ("methods:main#1", [("v", "3")], ("ret", "-3")),
+            "methods:main.<locals>.<lambda>#2": ("methods:main#1", [("v", "1")], ("ret", "-1")),
+            "methods:main.<locals>.<lambda>#3": ("methods:main#1", [("v", "2")], ("ret", "-2")),
+            "methods:main.<locals>.<lambda>#4": ("methods:main#1", [("v", "7")], ("ret", "49")),
+        })
+
+
+class Comprehensions(unittest.TestCase):
+    def test_not_in_T_and_calls_belong_to_enclosing_frame(self):
+        rec = record(script("comprehensions.py"))
+        self.assertEqual(rec.fids(), ["comprehensions:<module>#1", "comprehensions:main#1"]
+                         + ["comprehensions:sq#%d" % k for k in range(1, 8)])
+        for k in range(1, 8):
+            self.assertEqual(rec.caller_of("comprehensions:sq#%d" % k), "comprehensions:main#1")
+        self.assertEqual([rec.get("comprehensions:sq#%d" % k).call_line for k in range(1, 8)],
+                         [6, 6, 6, 7, 7, 8, 8])
+
+
+class Generators(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rec = record(script("generators.py"))
+
+    def test_one_fid_per_generator_with_yields_and_resumes(self):
+        rec = self.rec
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        self.assertEqual(rec.fids(), ["generators:<module>#1", "generators:main#1", "generators:numbers#1",
+                                      "generators:outer#1", "generators:inner#1", "generators:thrower#1",
+                                      "generators:coro#1"])
+        numbers = rec.get("generators:numbers#1")
+        self.assertEqual(numbers.args, [("n", "2")])
+        self.assertEqual(numbers.events, [("yield", "0", 3), ("resume",), ("yield", "1", 3), ("resume",)])
+        self.assertEqual(numbers.outcome, ("ret", "'done'"))
+
+    def test_yield_from(self):
+        rec = self.rec
+        self.assertEqual(rec.caller_of("generators:inner#1"), "generators:outer#1")
+        self.assertEqual(rec.get("generators:inner#1").events,
+                         [("yield", "1", 10), ("resume",), ("yield", "2", 11), ("resume",)])
+        self.assertEqual(rec.get("generators:inner#1").outcome, ("ret", "3"))
+        self.assertEqual(rec.get("generators:outer#1").events,
+                         [("yield", "1", 16), ("resume",), ("yield", "2", 16), ("resume",),
+                          ("yield", "3", 17), ("resume",)])
+        self.assertEqual(rec.get("generators:outer#1").outcome, ("ret", "None"))
+
+    def test_throw_and_close(self):
+        thrower = self.rec.get("generators:thrower#1")
+        self.assertEqual(thrower.events, [("yield", "1", 22), ("resume",), ("yield", "'caught'", 24), ("resume",)])
+        self.assertEqual(thrower.outcome, ("exc", "GeneratorExit", "", 24))
+
+    def test_coroutine_driven_by_send(self):
+        coro = self.rec.get("generators:coro#1")
+        self.assertEqual(coro.events, [("yield", "0", 31), ("resume",), ("yield", "5", 31), ("resume",)])
+        self.assertEqual(coro.outcome, ("ret", "5"))
+        self.assertEqual(self.rec.get("generators:main#1").outcome,
+                         ("ret", "(0, 1, [], [1, 2, 3], 'caught', 5)"))
+
+
+class Coroutines(unittest.TestCase):
+    def test_asyncio(self):
+        rec = record(script("async_prog.py"))
+        self.assertEqual(rec.stdout, "(12, [0, 1])\n")
+        table = {inv.fid: (rec.caller_of(inv.fid), inv.outcome, inv.events) for inv in rec.order}
+        self.assertEqual(table["async_prog:gather_all#1"], (
+            "async_prog:main#1", ("ret", "12"),
+            [("yield", "None", 10), ("resume",), ("yield", "<_GatheringFuture pending>", 11), ("resume",)]))
+        self.assertEqual(table["async_prog:fetch#1"],
+                         ("async_prog:gather_all#1", ("ret", "2"), [("yield", "None", 5), ("resume",)]))
+        # fetch(2) and fetch(3) are first run by the event loop, called from main
+        self.assertEqual(table["async_prog:fetch#2"][:2], ("async_prog:main#1", ("ret", "4")))
+        self.assertEqual(table["async_prog:agen#1"][:2], ("async_prog:consume#1", ("ret", "None")))
+        self.assertEqual(len(table["async_prog:agen#1"][2]), 8)
+
+
+class Threads(unittest.TestCase):
+    def test_concurrent_threads_keep_records_in_order(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                rec = record(script("threads_busy.py"), engine=engine)
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                calls = [r for r in rec.calls_records if r[0] == "call"]
+                self.assertEqual([r[1] for r in calls], list(range(len(calls))))
+                self.assertEqual(len(calls), 2 + 4 + 4 * 3000)
+                seen, last_n = set(), {}
+                for r in rec.calls_records:
+                    if r[0] == "call":
+                        seen.add(r[1])
+                        self.assertEqual(r[3], last_n.get(r[2], 0) + 1)  # n follows entry order
+                        last_n[r[2]] = r[3]
+                    elif r[0] in ("ret", "exc", "yield", "resume"):
+                        self.assertIn(r[1], seen)
+                spins = [i for i in rec.order if i.func == "threads_busy:spin"]
+                self.assertEqual(sorted(i.tid for i in spins), [1, 2, 3, 4])
+                for inv in rec.order:
+                    if inv.func == "threads_busy:leaf":
+                        self.assertEqual(rec.invocations[inv.caller].tid, inv.tid)
+
+    def test_separate_tids_and_callers(self):
+        rec = record(script("threads_prog.py"))
+        self.assertEqual(rec.threads, {0: "MainThread", 1: "worker-a", 2: "worker-b"})
+        self.assertEqual([(i.fid, i.tid, rec.caller_of(i.fid)) for i in rec.order], [
+            ("threads_prog:<module>#1", 0, None),
+            ("threads_prog:main#1", 0, "threads_prog:<module>#1"),
+            ("threads_prog:main.<locals>.run#1", 1, None),
+            ("threads_prog:work#1", 1, "threads_prog:main.<locals>.run#1"),
+            ("threads_prog:step#1", 1, "threads_prog:work#1"),
+            ("threads_prog:main.<locals>.run#2", 2, None),
+            ("threads_prog:work#2", 2, "threads_prog:main.<locals>.run#2"),
+            ("threads_prog:step#2", 2, "threads_prog:work#2"),
+            ("threads_prog:step#3", 0, "threads_prog:main#1"),
+        ])
+        self.assertEqual(rec.get("threads_prog:work#2").outcome, ("ret", "21"))
+
+
+if __name__ == "__main__":
+    unittest.main()

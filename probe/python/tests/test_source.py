@@ -1,0 +1,165 @@
+"""Static facts: statements, texts, loops and qualnames from the AST; user-code rules; names."""
+
+import os
+import sys
+import sysconfig
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from adi_probe import source, usercode  # noqa: E402
+
+SAMPLE = '''\
+import functools
+
+
+@functools.lru_cache()
+def f(a,
+      b=lambda z: z + 1):
+    x = max(a,
+            3)
+    for i in range(3):
+        if i: y = 1
+        while x > 0: x -= 1
+        with open("/dev/null") as fh:
+            pass
+    else:
+        done = True
+    try:
+        pass
+    except (ValueError,
+            KeyError) as e:
+        raise
+    return [q for q in range(3)]
+
+
+class C:
+    k = 1
+
+    def m(self):
+        g = lambda: 2
+        return g
+    a = 1; b = 2
+'''
+
+
+class Index(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        fd, cls.path = tempfile.mkstemp(suffix=".py")
+        with os.fdopen(fd, "w") as f:
+            f.write(SAMPLE)
+        cls.index = source.file_index(cls.path)
+
+    @classmethod
+    def tearDownClass(cls):
+        os.unlink(cls.path)
+
+    def test_scopes_and_qualnames(self):
+        self.assertEqual({k: s.qualname for k, s in self.index.scopes.items()}, {
+            (1, "<module>"): "<module>", (4, "f"): "f", (6, "<lambda>"): "<lambda>", (24, "C"): "C",
+            (27, "m"): "C.m", (28, "<lambda>"): "C.m.<locals>.<lambda>"})
+
+    def test_module_statements(self):
+        module = self.index.scopes[(1, "<module>")]
+        self.assertEqual(module.texts, {
+            1: "import functools",
+            4: "@functools.lru_cache()\ndef f(a,\n      b=lambda z: z + 1):",
+            24: "class C:"})
+        self.assertEqual([module.keys[ln] for ln in (4, 5, 6)], [4, 4, 4])
+
+    def test_function_statements(self):
+        f = self.index.scopes[(4, "f")]
+        self.assertEqual(f.texts, {
+            7: "x = max(a,\n        3)", 9: "for i in range(3):", 10: "if i: y = 1", 11: "while x > 0: x -= 1",
+            12: 'with open("/dev/null") as fh:', 13: "pass", 15: "done = True", 16: "try:", 17: "pass",
+            18: "except (ValueError,\n        KeyError) as e:", 20: "raise", 21: "return [q for q in range(3)]"})
+        self.assertEqual(f.keys[8], 7)
+        self.assertEqual(f.keys[19], 18)
+        self.assertNotIn(14, f.keys)  # `else:` has no statement of its own
+
+    def test_loops(self):
+        f = self.index.scopes[(4, "f")]
+        self.assertEqual({k: f.loops[k] for k in (7, 9, 10, 11, 12, 13, 15, 21)}, {
+            7: (), 9: (9,), 10: (9,), 11: (9, 11), 12: (9,), 13: (9,), 15: (), 21: ()})
+        self.assertEqual(f.with_bodies, {12: (13, 13)})
+
+    def test_comprehension_spans(self):
+        f = self.index.scopes[(4, "f")]
+        self.assertEqual(f.comp_spans, {21: [(21, 11, 21, 32)]})
+
+    def test_class_body(self):
+        c = self.index.scopes[(24, "C")]
+        self.assertEqual(c.texts, {25: "k = 1", 27: "def m(self):", 30: "a = 1; b = 2"})
+
+    def test_unreadable_file(self):
+        self.assertIsNone(source.file_index("/nonexistent/x.py"))
+
+
+class MatchStatement(unittest.TestCase):
+    @unittest.skipIf(sys.version_info < (3, 10), "match needs 3.10")
+    def test_case_clauses(self):
+        code = textwrap.dedent('''\
+            def f(v):
+                match v:
+                    case [1, x] if x > 0:
+                        return x
+                    case _:
+                        return 0
+            ''')
+        fd, path = tempfile.mkstemp(suffix=".py")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(code)
+        try:
+            f = source.file_index(path).scopes[(1, "f")]
+        finally:
+            os.unlink(path)
+        self.assertEqual(f.texts, {2: "match v:", 3: "case [1, x] if x > 0:", 4: "return x", 5: "case _:",
+                                   6: "return 0"})
+
+
+class UserCode(unittest.TestCase):
+    def test_rules(self):
+        with tempfile.TemporaryDirectory() as root:
+            users = usercode.UserCode(root, include=["/opt/lib/*.py"], exclude=["*/skip_*.py"])
+            self.assertEqual(users.user_file(os.path.join(root, "pkg", "m.py")), os.path.join(root, "pkg", "m.py"))
+            self.assertIsNone(users.user_file(os.path.join(root, "pkg", "skip_me.py")))
+            self.assertIsNone(users.user_file(os.path.join(root, "venv", "lib", "site-packages", "x.py")))
+            self.assertIsNone(users.user_file(os.path.join(root, "dist-packages", "x.py")))
+            self.assertEqual(users.user_file("/opt/lib/extra.py"), "/opt/lib/extra.py")
+            self.assertIsNone(users.user_file("<string>"))
+            self.assertIsNone(users.user_file("<frozen importlib._bootstrap>"))
+            self.assertIsNone(users.user_file(os.path.join(sysconfig.get_paths()["stdlib"], "json", "x.py")))
+            self.assertIsNone(users.user_file(usercode.__file__))
+            self.assertIsNone(users.user_file(usercode.RUN_SCRIPT))
+
+    def test_comprehensions_are_never_user_code(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        users = usercode.UserCode(here)
+        code = compile("[x for x in y]\n(lambda: 1)", os.path.join(here, "t.py"), "exec")
+        inner = {c.co_name: c for c in code.co_consts if hasattr(c, "co_name")}
+        self.assertTrue(users.is_user(code))
+        self.assertTrue(users.is_user(inner["<lambda>"]))
+        if "<listcomp>" in inner:  # before 3.12
+            self.assertFalse(users.is_user(inner["<listcomp>"]))
+
+    def test_module_names(self):
+        users = usercode.UserCode("/proj")
+        self.assertEqual(users.module_name("/proj/pkg/mod.py", {}), "pkg.mod")
+        self.assertEqual(users.module_name("/proj/t.py", {"__name__": "__main__"}), "t")
+        self.assertEqual(users.module_name("/proj/pkg/__init__.py", {}), "pkg")
+        self.assertEqual(users.module_name("/elsewhere/lib.py", {"__name__": "lib"}), "lib")
+
+    def test_argnames_keep_stars(self):
+        def f(a, b=1, *args, c, d=2, **kw):
+            pass
+        self.assertEqual(usercode.argnames(f.__code__), ["a", "b", "*args", "c", "d", "**kw"])
+
+        def g(x, /, y):
+            pass
+        self.assertEqual(usercode.argnames(g.__code__), ["x", "y"])
+
+
+if __name__ == "__main__":
+    unittest.main()

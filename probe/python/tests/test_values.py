@@ -1,0 +1,151 @@
+"""Value rendering and fingerprints (unit tests of adi_probe.values, plus one recorded run)."""
+
+import os
+import sys
+import unittest
+from collections import OrderedDict, deque
+
+from .harness import record, script
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from adi_probe.values import FP_BUDGET, Values  # noqa: E402
+
+
+class BadRepr:
+    def __repr__(self):
+        raise TypeError("no")
+
+
+class Plain:
+    pass
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self):
+        self.a = 1
+        self.b = [1]
+
+
+class Render(unittest.TestCase):
+    def setUp(self):
+        self.v = Values(repr_limit=40)
+        self.render = self.v.render
+
+    def test_scalars(self):
+        self.assertEqual(self.render(5), "5")
+        self.assertEqual(self.render(-2.5), "-2.5")
+        self.assertEqual(self.render(None), "None")
+        self.assertEqual(self.render(True), "True")
+        self.assertEqual(self.render("a'b"), '"a\'b"')
+        self.assertEqual(self.render(b"xy"), "b'xy'")
+
+    def test_bounded_text_with_length(self):
+        self.assertEqual(self.render("x" * 100), "'" + "x" * 40 + "'... (len=100)")
+        self.assertEqual(self.render(10 ** 50), str(10 ** 50)[:40] + "...")
+
+    def test_containers_summarised_with_length(self):
+        self.assertEqual(self.render(list(range(100))), "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ...] (len=100)")
+        self.assertEqual(self.render({k: k for k in range(30)}),
+                         "{0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, ...} (len=30)")
+        self.assertEqual(self.render((1,)), "(1,)")
+        self.assertEqual(self.render(set()), "set()")
+        self.assertEqual(self.render(frozenset([2])), "frozenset({2})")
+        self.assertEqual(self.render(deque([1, 2])), "deque([1, 2])")
+        self.assertEqual(self.render([[1, [2, [3]]], {"k": (4,)}]), "[[1, [2, [3]]], {'k': (4,)}]")
+
+    def test_failing_repr(self):
+        self.assertEqual(self.render(BadRepr()), "<repr failed: TypeError>")
+        self.assertEqual(self.render([1, BadRepr()]), "[1, <repr failed: TypeError>]")
+
+    def test_addresses_stripped(self):
+        render = Values(200).render
+        self.assertEqual(render(Plain()), "<%s.Plain object at 0x\u2026>" % __name__)
+        self.assertEqual(render([Plain()]), "[<%s.Plain object at 0x\u2026>]" % __name__)
+
+    def test_cycles(self):
+        a = [1]
+        a.append(a)
+        self.assertEqual(self.render(a), "[1, [...]]")
+        d = {}
+        d["me"] = d
+        self.assertEqual(self.render(d), "{'me': {...}}")
+
+    def test_other_containers_use_their_repr(self):
+        self.assertEqual(self.render(OrderedDict(a=1)), repr(OrderedDict(a=1)))
+
+    def test_huge_ints(self):
+        text = Values(200).render(-(10 ** 5000))
+        self.assertTrue(text.startswith("<int with ") or text.startswith("-1000"), text)
+        self.assertLessEqual(len(text), 204)
+
+
+class Fingerprint(unittest.TestCase):
+    def setUp(self):
+        self.fp = Values().fingerprint
+
+    def test_detects_in_place_changes(self):
+        xs = list(range(FP_BUDGET - 10))
+        before = self.fp(xs)
+        xs[-1] = -1
+        self.assertNotEqual(self.fp(xs), before)
+        d = {"k": [1]}
+        before = self.fp(d)
+        d["k"].append(2)
+        self.assertNotEqual(self.fp(d), before)
+        p = Plain()
+        p.x = 1
+        before = self.fp(p)
+        p.x = 2
+        self.assertNotEqual(self.fp(p), before)
+        s = Slotted()
+        before = self.fp(s)
+        s.b.append(3)
+        self.assertNotEqual(self.fp(s), before)
+
+    def test_equal_content_equal_fingerprint(self):
+        self.assertEqual(self.fp([1, (2, 3), {"a": {4}}]), self.fp([1, (2, 3), {"a": {4}}]))
+        self.assertEqual(self.fp((1, 2)), self.fp((1, 2)))
+
+    def test_past_the_budget_only_lengths_count(self):
+        xs = [[0] for _ in range(FP_BUDGET * 2)]
+        before = self.fp(xs)
+        xs[-1][0] = 1  # beyond the node budget: not seen (documented)
+        self.assertEqual(self.fp(xs), before)
+        xs.append([0])
+        self.assertNotEqual(self.fp(xs), before)
+
+    def test_cycles_terminate(self):
+        a = []
+        a.append(a)
+        self.fp(a)
+
+
+class ArgsFingerprint(unittest.TestCase):
+    def test_short_scalars_are_their_own_fingerprint(self):
+        v = Values()
+        self.assertEqual(v.args([1, "a", None]), (["1", "'a'", "None"], "=1, 'a', None"))
+
+    def test_others_are_stable_crcs(self):
+        v = Values()
+        reprs, fp = v.args([[1, 2], Plain()])
+        self.assertRegex(fp, r"^#[0-9a-f]{16}$")
+        self.assertEqual(fp, Values().args([[1, 2], Plain()])[1])  # no ids, no hash randomisation
+        self.assertNotEqual(fp, v.args([[1, 3], Plain()])[1])
+        self.assertNotEqual(v.args(["x" * 500])[1], v.args(["x" * 499 + "y"])[1])
+
+
+class Recorded(unittest.TestCase):
+    def test_values_in_call_records(self):
+        rec = record(script("values_prog.py"), repr_limit=40)
+        self.assertEqual(rec.get("values_prog:show#1").args, [
+            ("bad", "<repr failed: TypeError>"),
+            ("plain", "<__main__.Plain object at 0x\u2026>"),
+            ("cyc", "[1, [...]]"),
+            ("huge", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ...] (len=100000)"),
+            ("text", "'" + "x" * 40 + "'... (len=1000)")])
+
+
+if __name__ == "__main__":
+    unittest.main()
