@@ -78,7 +78,7 @@ func adiCommand(m *dap.Message) (adi.Command, adi.TextOptions, error) {
 	}
 	var a adiArgs
 	if err := m.Body(&a); err != nil {
-		return nil, adi.TextOptions{}, fmt.Errorf("adi: the arguments of %s are not what it takes: %v: %w", m.Command, err, adi.ErrBadInput)
+		return nil, adi.TextOptions{}, adi.BadInputf("the arguments of %s are not what it takes: %v", m.Command, err)
 	}
 	cmd, err := build(&a)
 	if err != nil {
@@ -91,7 +91,7 @@ var errUnknownCommand = fmt.Errorf("unknown adi request")
 
 func need(name, v string) error {
 	if strings.TrimSpace(v) == "" {
-		return fmt.Errorf("argument %q is missing: %w", name, adi.ErrBadInput)
+		return adi.BadInputf("argument %q is missing", name)
 	}
 	return nil
 }
@@ -103,7 +103,7 @@ func ref(name, v string, frame bool) (adi.Ref, error) {
 		return adi.Ref{}, fmt.Errorf("argument %q: %w", name, err)
 	}
 	if frame && r.Index == 0 {
-		return adi.Ref{}, fmt.Errorf("argument %q: %s names a function; add the invocation index, e.g. %s#1: %w", name, v, v, adi.ErrBadInput)
+		return adi.Ref{}, adi.BadInputf("argument %q: %s names a function; add the invocation index, e.g. %s#1", name, v, v)
 	}
 	return r, nil
 }
@@ -119,7 +119,7 @@ func optRef(name, v string) (*adi.Ref, error) {
 func buildRun(a *adiArgs) (adi.Command, error) {
 	var line string
 	if len(a.Line) == 0 || json.Unmarshal(a.Line, &line) != nil {
-		return nil, fmt.Errorf(`argument "line" must be a command line such as "break t:f x > 3": %w`, adi.ErrBadInput)
+		return nil, adi.BadInputf(`argument "line" must be a command line such as "break t:f x > 3"`)
 	}
 	return adi.ParseCommand(line)
 }
@@ -138,7 +138,7 @@ func buildBreak(a *adiArgs) (adi.Command, error) {
 func buildClear(a *adiArgs) (adi.Command, error) {
 	if strings.TrimSpace(a.Func) == "" {
 		if a.Cond != "" {
-			return nil, fmt.Errorf(`argument "cond" needs "func": clear FUNC COND removes one conditional breakpoint: %w`, adi.ErrBadInput)
+			return nil, adi.BadInputf(`argument "cond" needs "func": clear FUNC COND removes one conditional breakpoint`)
 		}
 		return adi.ClearCmd{}, nil
 	}
@@ -203,7 +203,7 @@ func buildExec(a *adiArgs) (adi.Command, error) {
 	}
 	line := 0
 	if len(a.Line) > 0 && json.Unmarshal(a.Line, &line) != nil {
-		return nil, fmt.Errorf(`argument "line" of exec is a line number: %w`, adi.ErrBadInput)
+		return nil, adi.BadInputf(`argument "line" of exec is a line number`)
 	}
 	visit := a.Visit
 	if visit == 0 {

@@ -55,12 +55,12 @@ func TestADIRequestsBuildTheCLICommands(t *testing.T) {
 func TestADIRequestErrors(t *testing.T) {
 	for _, tc := range []struct{ command, args, err string }{
 		{"adi/nope", `{}`, `adi: unknown request "adi/nope"; use one of adi/break, adi/callTree, adi/clear, adi/continue, adi/diff, adi/exec, adi/flt, adi/list, adi/listFrames, adi/prev, adi/run, adi/state, adi/stepInto, adi/stepOut, adi/session: unknown adi request`},
-		{"adi/flt", `{"frame": "add"}`, `adi/flt: argument "frame": add names a function; add the invocation index, e.g. add#1: bad input`},
-		{"adi/break", `{}`, `adi/break: argument "func" is missing: bad input`},
-		{"adi/diff", `{"a": "f#1"}`, `adi/diff: argument "b" is missing: bad input`},
-		{"adi/clear", `{"cond": "x"}`, `adi/clear: argument "cond" needs "func": clear FUNC COND removes one conditional breakpoint: bad input`},
-		{"adi/run", `{"line": 3}`, `adi/run: argument "line" must be a command line such as "break t:f x > 3": bad input`},
-		{"adi/flt", `{"frame": 3}`, "adi: the arguments of adi/flt are not what it takes: decode adi/flt body: json: cannot unmarshal number into Go struct field adiArgs.frame of type string: bad input"},
+		{"adi/flt", `{"frame": "add"}`, `adi/flt: argument "frame": add names a function; add the invocation index, e.g. add#1`},
+		{"adi/break", `{}`, `adi/break: argument "func" is missing`},
+		{"adi/diff", `{"a": "f#1"}`, `adi/diff: argument "b" is missing`},
+		{"adi/clear", `{"cond": "x"}`, `adi/clear: argument "cond" needs "func": clear FUNC COND removes one conditional breakpoint`},
+		{"adi/run", `{"line": 3}`, `adi/run: argument "line" must be a command line such as "break t:f x > 3"`},
+		{"adi/flt", `{"frame": 3}`, "the arguments of adi/flt are not what it takes: decode adi/flt body: json: cannot unmarshal number into Go struct field adiArgs.frame of type string"},
 	} {
 		_, _, err := adiReq(t, tc.command, tc.args)
 		require.Error(t, err, tc.command)

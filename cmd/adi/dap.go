@@ -98,3 +98,30 @@ func loopback(addr string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// serveDAP serves editors' DAP at addr inside `adi serve`, recording into mgr, so their runs are
+// live sessions of the same server (API and viewer). It returns a function that stops it.
+func serveDAP(ctx context.Context, g *globals, mgr *bridge.Manager, addr string, allowRemote bool) (func(), error) {
+	if !allowRemote && !loopback(addr) {
+		return nil, usageError("adi: --dap %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", addr)
+	}
+	py, err := dap.FindPython(ctx, g.python)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := dapproxy.NewServer(dapproxy.Config{Python: py, Manager: mgr, Log: g.log.Named("dap"),
+		Session: bridge.Options{Timeout: bridge.DefaultTimeout}})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("adi: cannot listen for DAP at %s: %w", addr, err)
+	}
+	fmt.Fprintf(g.stdout, "adi dap listening at %s\n", ln.Addr())
+	go func() { _ = srv.Serve(ctx, ln) }()
+	return func() {
+		_ = ln.Close()
+		srv.Close(dapFinishWait)
+	}, nil
+}

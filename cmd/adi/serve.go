@@ -27,6 +27,7 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 	token := fs.String("token", os.Getenv("ADI_TOKEN"), "the token clients must send (default $ADI_TOKEN, else a random one)")
 	exitIdle := fs.Duration("exit-when-idle", 0, "stop once no session is open and nothing happened for this long (0: never)")
 	stateFile := fs.String("state-file", "", "write the address, token and pid here (0600) and remove it on exit; the CLI's daemon uses it")
+	dapListen := fs.String("dap", "", "also serve editors' DAP on this address (e.g. 127.0.0.1:4711): their runs appear live as sessions here")
 	pos, err := parse(fs, g, args)
 	if err != nil {
 		return err
@@ -62,8 +63,19 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 	}
 	fmt.Fprintf(g.stdout, "adi listening at %s\n", srv.URL())
 	fmt.Fprintf(g.stdout, "adi token %s\n", srv.Token())
+	if viewer != nil {
+		fmt.Fprintf(g.stdout, "adi viewer %s/#token=%s\n", srv.URL(), srv.Token())
+	}
 	if f, ok := g.stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
+	}
+	if *dapListen != "" {
+		stop, err := serveDAP(ctx, g, mgr, *dapListen, *allowRemote)
+		if err != nil {
+			_ = srv.Close(context.Background())
+			return err
+		}
+		defer stop()
 	}
 	g.log.Info("serving", "url", srv.URL(), "state", bridge.StateDir())
 	select {

@@ -1,0 +1,246 @@
+// The FLT pane: the frame under inspection with its arguments and outcome, and its function's
+// source with the executed lines marked. Under each line that ran: the state changes it made
+// (ΔS: new, modified with old → new, deleted), the calls it made (open one: step into it), the
+// exception it raised or the value it yielded. A loop's header line carries the iteration
+// picker: lines inside the loop show the values of the iteration picked. The caller link steps
+// out.
+
+import {app} from './app.js';
+import {$, exceptionText, fidCode, h, plural, shortFID, value} from './dom.js';
+import {functionRange} from './source.js';
+import {segment, view, visits} from './loops.js';
+import {guard, move, stepInto} from './nav.js';
+
+const pane = () => $('#flt');
+const sources = new Map();
+let selection = new Map();
+let selected = null;
+let shownFor = null; // the frame whose iterations selection holds
+let model = null; // what the pane shows: {flt, lines, range, nodes, visit, shown, loops}
+
+export function init() {
+  app.on('session', () => {
+    sources.clear();
+    clear();
+  });
+  app.on('flt', (flt) => show(flt).catch((err) => app.report(err)));
+}
+
+function clear() {
+  model = null;
+  shownFor = null;
+  $('#flt-title .fid').textContent = '—';
+  for (const sel of ['.flt-where', '.flt-args', '.outcome', '.flt-notes', '.source']) $(sel, pane()).replaceChildren();
+  $('.flt-empty', pane()).hidden = false;
+}
+
+/** show renders an FLT; the iterations picked stay when it is the same frame again. */
+async function show(flt) {
+  const f = flt.frame;
+  if (shownFor !== f.frame) {
+    selection = new Map();
+    selected = null;
+    shownFor = f.frame;
+  }
+  const lines = await source(f.file, flt.steps);
+  if (app.flt !== flt) return; // another FLT arrived meanwhile
+  const whole = /:<module>#\d+$/.test(f.fid);
+  const range = functionRange(lines, f.line, whole, flt.steps.map((s) => s.line));
+  model = {flt, lines, range, visit: visits(flt.steps), nodes: segment(flt.steps)};
+  const hadFocus = pane().contains(document.activeElement);
+  $('.flt-empty', pane()).hidden = true;
+  head(flt);
+  body();
+  // The control that had the focus is gone (a callee or the caller was opened): the pane takes it.
+  if (hadFocus && !pane().contains(document.activeElement)) pane().focus({preventScroll: true});
+}
+
+/** source reads a file's lines once per session (trace.source); the steps stand in without it. */
+async function source(file, steps) {
+  if (!sources.has(file)) {
+    try {
+      sources.set(file, (await app.call('trace.source', {file})).lines);
+    } catch {
+      const lines = [];
+      for (const s of steps) lines[s.line - 1] = s.stmt;
+      return Array.from(lines, (l) => l ?? '');
+    }
+  }
+  return sources.get(file);
+}
+
+function head(flt) {
+  const f = flt.frame;
+  $('#flt-title .fid').replaceWith(fidCode(f.fid));
+  const where = f.caller
+    ? ['called by ', h('button', {type: 'button', class: 'link caller', title: `step out to ${f.caller} (o)`,
+      onclick: guard(() => move('step_out'))}, '↑ ', shortFID(f.caller)), ` at line ${f.call_line}`]
+    : ['entry frame (no caller)'];
+  $('.flt-where', pane()).replaceChildren(...where, h('span', {class: 'file'}, ` · ${f.file}:${f.line} · T[${f.frame}]`));
+  const args = f.args.length ? f.args.flatMap((a) => [h('dt', {}, a.name), h('dd', {}, value(a.value))])
+    : [h('dt', {}, 'arguments'), h('dd', {}, 'none')];
+  $('.flt-args', pane()).replaceChildren(...args);
+  $('.outcome', pane()).replaceChildren(outcome(f));
+  const notes = [];
+  if (flt.dropped) notes.push(`${plural(flt.dropped, 'step')} not recorded (the step limit was reached).`);
+  if (flt.recording?.partial) notes.push('The recording is partial: the run had not finished when it was read (it is live, or was cut off).');
+  if (flt.recording?.limit) notes.push(`Recording stopped at the ${flt.recording.limit} limit: later calls are missing.`);
+  $('.flt-notes', pane()).textContent = notes.join(' ');
+}
+
+function outcome(f) {
+  if (f.status === 'raised' && f.exception) {
+    return h('span', {class: 'exc'}, 'raised ', h('code', {}, exceptionText(f.exception)));
+  }
+  if (f.status === 'unfinished') return h('span', {class: 'unfinished'}, 'unfinished: still active when recorded (the run is live, or was cut off)');
+  return h('span', {class: 'ret'}, 'returned ', value(f.return ?? 'None'));
+}
+
+/** body renders the source lines; focus stays on the control that had it. */
+function body() {
+  const {flt, lines, range, nodes} = model;
+  const focusKey = document.activeElement?.dataset?.focus;
+  const {shown, loops} = view(flt.steps, nodes, selection);
+  model.shown = shown;
+  model.loops = loops;
+  const byLine = new Map();
+  for (const i of shown) byLine.set(flt.steps[i].line, [...(byLine.get(flt.steps[i].line) ?? []), i]);
+  const hits = new Map();
+  for (const s of flt.steps) hits.set(s.line, (hits.get(s.line) ?? 0) + 1);
+  const rows = [];
+  for (let n = range[0]; n <= range[1]; n++) rows.push(row(n, lines[n - 1] ?? '', hits.get(n) ?? 0, byLine.get(n) ?? [], loops.get(n)));
+  $('.source', pane()).replaceChildren(...rows);
+  if (focusKey) pane().querySelector(`[data-focus="${focusKey}"]`)?.focus();
+}
+
+function row(n, text, hits, steps, loop) {
+  const cls = ['line', hits ? 'ran' : 'idle', steps.length ? 'shown' : '', n === selected ? 'selected' : ''].join(' ');
+  const info = [];
+  if (loop) info.push(loopNav(loop));
+  for (const i of steps) info.push(...stepInfo(i, steps.length > 1));
+  return h('li', {class: cls, dataset: {line: n}},
+    h('span', {class: 'gutter'},
+      h('button', {type: 'button', class: 'lineno', 'aria-pressed': String(n === selected), dataset: {focus: `line-${n}`},
+        'aria-label': `line ${n}${hits ? `, ran ${plural(hits, 'time')}` : ', not run'}: select it for execute`,
+        onclick: () => selectLine(n)}, String(n)),
+      h('span', {class: 'hits', title: hits ? `ran ${plural(hits, 'time')}` : 'not run', 'aria-hidden': 'true'}, hits ? `${hits}×` : '')),
+    h('code', {class: 'code'}, text),
+    info.length ? h('div', {class: 'info'}, info) : null);
+}
+
+/** stepInfo renders what one execution of a line did. */
+function stepInfo(i, several) {
+  const s = model.flt.steps[i];
+  const out = [];
+  if (several) out.push(h('span', {class: 'visit'}, `visit ${model.visit[i]}`));
+  if (s.resume) out.push(h('span', {class: 'tag'}, 'resumed'));
+  if (s.changes?.length) out.push(h('ul', {class: 'changes', 'aria-label': 'state changes'}, s.changes.map(change)));
+  for (const c of s.calls ?? []) out.push(callee(c));
+  if (s.raise) out.push(h('span', {class: 'exc'}, 'raised ', h('code', {}, exceptionText(s.raise))));
+  if (s.yield != null) out.push(h('span', {class: 'yield'}, 'yielded ', value(s.yield)));
+  return out;
+}
+
+/** change renders one element of ΔS; .change-text holds exactly the recorded text. */
+function change(c) {
+  const kind = {new: 'new', mod: 'modified', del: 'deleted'}[c.kind] ?? c.kind;
+  let text;
+  if (c.kind === 'mod') text = `${c.name} = ${c.old} → ${c.new}`;
+  else if (c.kind === 'del') text = c.name;
+  else text = `${c.name} = ${c.new}`;
+  return h('li', {class: `change ${c.kind}`},
+    h('span', {class: 'kind'}, kind), ' ', value(text, 'change-text'),
+    c.kind === 'del' && c.old ? h('span', {class: 'was'}, ' was ', value(c.old)) : null);
+}
+
+/** callee renders a call a line made: a button that steps into it, with its outcome. */
+function callee(c) {
+  if (!c.fid) return h('span', {class: 'callee missing'}, 'a call that is not in the recording');
+  const out = c.exception
+    ? h('span', {class: 'exc'}, ' raised ', exceptionText(c.exception))
+    : h('span', {class: 'ret'}, ' → ', c.return ?? '');
+  return h('button', {type: 'button', class: 'callee', dataset: {fid: c.fid, frame: c.frame, focus: `callee-${c.frame}`},
+    title: `step into ${c.fid} (i)`, onclick: guard(() => stepInto(c.fid))}, '↘ ', shortFID(c.fid), out);
+}
+
+/** loopNav is the iteration picker of the loop whose header is this line. */
+function loopNav(loop) {
+  const {header, iterations, selected: cur, exit} = loop;
+  const at = iterations.indexOf(cur);
+  const label = (n) => (n === exit ? `${n} (exit)` : String(n));
+  const pick = h('select', {'aria-label': `iteration of the loop at line ${header}`, dataset: {focus: `loop-pick-${header}`},
+    onchange: (e) => pickIteration(header, Number(e.target.value))},
+  iterations.map((n) => h('option', {value: n, selected: n === cur}, label(n))));
+  return h('div', {class: 'loop-nav', role: 'group', 'aria-label': `loop at line ${header}`},
+    h('span', {class: 'loop-label'}, 'iteration'),
+    h('button', {type: 'button', class: 'iter-prev', 'aria-label': 'previous iteration', disabled: at <= 0,
+      dataset: {focus: `loop-prev-${header}`}, onclick: () => stepIteration(header, -1)}, '◀'),
+    pick,
+    h('button', {type: 'button', class: 'iter-next', 'aria-label': 'next iteration', disabled: at >= iterations.length - 1,
+      dataset: {focus: `loop-next-${header}`}, onclick: () => stepIteration(header, 1)}, '▶'),
+    h('span', {class: 'loop-count'}, `of ${iterations.length}`));
+}
+
+function pickIteration(header, n) {
+  selection.set(header, n);
+  body();
+  if (selected != null) announceLine();
+}
+
+/** stepIteration moves a loop's picker back or forward. */
+function stepIteration(header, delta) {
+  const loop = model?.loops.get(header);
+  if (!loop) return;
+  const at = loop.iterations.indexOf(loop.selected) + delta;
+  if (at >= 0 && at < loop.iterations.length) pickIteration(header, loop.iterations[at]);
+}
+
+/** stepSelectedLoop moves the iteration of the loop around the selected line ([ and ]). */
+export function stepSelectedLoop(delta) {
+  if (!model) return;
+  const header = loopOfLine(selected) ?? model.loops.keys().next().value;
+  if (header != null) stepIteration(header, delta);
+}
+
+function loopOfLine(n) {
+  if (n == null) return null;
+  if (model.loops.has(n)) return n;
+  const i = model.shown.find((j) => model.flt.steps[j].line === n);
+  return i == null ? null : model.flt.steps[i].loop?.at(-1)?.header ?? null;
+}
+
+/** selectLine marks a line as the one execute runs at (and i steps into its call). */
+function selectLine(n) {
+  selected = n;
+  for (const li of pane().querySelectorAll('.source li.line')) {
+    const on = Number(li.dataset.line) === n;
+    li.classList.toggle('selected', on);
+    li.querySelector('.lineno').setAttribute('aria-pressed', String(on));
+  }
+  pane().querySelector(`.source li[data-line="${n}"]`)?.scrollIntoView({block: 'nearest'});
+  announceLine();
+}
+
+/** announceLine tells the execute box the selected line and the visit shown for it. */
+function announceLine() {
+  const i = model.shown.find((j) => model.flt.steps[j].line === selected);
+  app.emit('line', {line: selected, visit: i == null ? 1 : model.visit[i]});
+}
+
+/** moveLine selects the next (1) or previous (-1) line that ran in what is shown (j and k). */
+export function moveLine(delta) {
+  if (!model) return;
+  const lines = [...new Set(model.shown.map((i) => model.flt.steps[i].line))].sort((a, b) => a - b);
+  if (!lines.length) return;
+  const at = lines.indexOf(selected);
+  const next = at < 0 ? (delta > 0 ? lines[0] : lines.at(-1)) : lines[Math.min(Math.max(at + delta, 0), lines.length - 1)];
+  selectLine(next);
+}
+
+/** selectedCallee is the call i steps into: the focused one, else the selected line's, else the first. */
+export function selectedCallee() {
+  const focused = document.activeElement?.closest?.('#flt button.callee');
+  if (focused) return focused.dataset.fid;
+  const onLine = selected != null && pane().querySelector(`.source li[data-line="${selected}"] button.callee`);
+  return (onLine || pane().querySelector('.source button.callee'))?.dataset.fid ?? null;
+}
