@@ -311,22 +311,26 @@ func TestServerEveryMethod(t *testing.T) {
 	assert.Equal(t, "session_not_found", e.Data.Kind)
 }
 
-// TestServerExecute runs a statement inside a past frame, then continues (then_continue).
+// TestServerExecute runs a statement inside a past frame, then lets the program run on to its end
+// (then_continue) and reports the downstream outcome.
 func TestServerExecute(t *testing.T) {
 	ts := startServer(t)
 	c := ts.dial(t)
 	createDemo(t, c, "ex", demoDir(t))
-	call(t, c, "adi.break", map[string]any{"session": "ex", "func": "bulk_rate"})
-	var a struct {
-		answer
-		Continued *answer `json:"continued"`
-	}
+	var a answer
 	err := c.Call(context.Background(), "adi.execute", map[string]any{"session": "ex", "frame": "bulk_rate#3", "line": 16,
 		"stmt": "print(qty, qty > BULK_QUANTITY)", "then_continue": true}, &a)
 	require.NoError(t, err)
 	assert.Contains(t, a.Text, "10 False")
-	require.NotNil(t, a.Continued)
-	assert.Equal(t, "continue", a.Continued.Command)
+	assert.Contains(t, a.Text, "Then continued: the frame returned 0.0; the program ended: exit 0, the same as before.")
+	var res struct {
+		Downstream struct {
+			FrameReturn string `json:"frame_return"`
+			ExitCode    int    `json:"exit_code"`
+		} `json:"downstream"`
+	}
+	require.NoError(t, json.Unmarshal(a.Result, &res))
+	assert.Equal(t, "0.0", res.Downstream.FrameReturn)
 }
 
 // TestServerAuthAndOrigin checks the refusals of the handshake and of the HTTP API, and that the

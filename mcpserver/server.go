@@ -34,8 +34,9 @@ type Server struct {
 	mgr *bridge.Manager
 	log hclog.Logger
 
-	mu   sync.Mutex
-	last string // the session used last: the default for tools given none
+	mu       sync.Mutex
+	last     string // the session used last: the default for tools given none
+	lastLive string // the live session used last: the default for live tools given none
 }
 
 // instructions is what the client shows the model about the server as a whole.
@@ -43,7 +44,9 @@ const instructions = `adi shows a Python program's run one function invocation a
 then navigate the recording: adi_call_tree to see the calls with their arguments and returned values,
 adi_break FUNC [cond] and adi_continue to land on a suspicious invocation and read its Frame Lifetime
 Trace (each executed line with the variables it changed), adi_step_into a callee, and adi_exec to run a
-statement inside a past frame to confirm a value. Frames are written func#N: the N-th call of func.`
+statement inside a past frame to confirm a value. Frames are written func#N: the N-th call of func.
+To change a value at runtime and see what happens next, live_start runs the command under a real
+debugger: live_set_breakpoint FILE:LINE, live_continue, live_interact (print or assign), live_continue.`
 
 // New returns a Server over cfg.Manager.
 func New(cfg Config) *Server {
@@ -73,6 +76,7 @@ func New(cfg Config) *Server {
 	addTool[sessionIn](s, "adi_list", nil)
 	addTool[noIn](s, "adi_sessions", nil)
 	addTool[closeIn](s, "adi_close", nil)
+	s.addLiveTools()
 	return s
 }
 

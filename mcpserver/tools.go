@@ -63,7 +63,7 @@ type execIn struct {
 	Stmt         string `json:"stmt" jsonschema:"Python statement(s) to run there with the frame's locals, e.g. 'print(qty, qty >= LIMIT)'; an expression's value is shown"`
 	Line         int    `json:"line,omitempty" jsonschema:"stop when the frame reaches this line (default: its last line, before it returns)"`
 	Visit        int    `json:"visit,omitempty" jsonschema:"which arrival at that line, for lines in loops (default 1)"`
-	ThenContinue bool   `json:"then_continue,omitempty" jsonschema:"afterwards, continue to the next breakpoint hit (as adi_continue)"`
+	ThenContinue bool   `json:"then_continue,omitempty" jsonschema:"afterwards let the program run on to its end and report the downstream outcome: how this frame ended (its return value or exception) and whether the program (e.g. a test) now passes; validates a fix hypothesis without editing a file"`
 }
 
 type closeIn struct {

@@ -71,7 +71,7 @@ func init() {
 		adiMethod("adi.flt", "{session, frame?, budget?}", "show the FLT of a frame (the current one by default) without moving", false,
 			func(p *params) adi.Command { return adi.FLTCmd{Frame: p.Ref("frame", false, true)} }),
 		&method{name: "adi.execute", usage: "{session, frame, stmt, line?, visit?, then_continue?, budget?}",
-			summary: "re-run to a frame's line and run a statement there (then_continue: continue afterwards)", call: adiExecute},
+			summary: "re-run to a frame's line and run a statement there (then_continue: let the program run to its end and report the outcome)", call: adiExecute},
 		&method{name: "adi.run", usage: "{session, line, budget?}",
 			summary: "run one command line as an agent types it, e.g. \"break t:f x > 3\"", call: adiRun},
 	)
@@ -101,12 +101,9 @@ func (c *call) do(id string, cmd adi.Command) (*bridge.Answer, error) {
 	return s.Do(c.ctx, cmd, adi.TextOptions{Budget: budget})
 }
 
-// execAnswer is adi.execute's answer; Continued is the continue run after it (then_continue).
-type execAnswer struct {
-	*bridge.Answer
-	Continued *bridge.Answer `json:"continued,omitempty"`
-}
-
+// adiExecute runs execute(fid, stmt, lineno, k); with then_continue the re-run program then runs
+// on to its end and the result's downstream says how the frame and the program ended (bridge's
+// exec --then-continue), so a fix hypothesis is checked without editing a file.
 func adiExecute(c *call) (any, error) {
 	p := c.p
 	id := p.String("session", true)
@@ -119,24 +116,9 @@ func adiExecute(c *call) (any, error) {
 	}
 	var cmd adi.Command
 	if frame != nil {
-		cmd = adi.ExecCmd{Frame: *frame, Line: line, Visit: visit, Stmt: stmt}
+		cmd = adi.ExecCmd{Frame: *frame, Line: line, Visit: visit, Stmt: stmt, ThenContinue: then}
 	}
-	ans, err := c.do(id, cmd)
-	if err != nil || !then {
-		return ans, err
-	}
-	// execute is read-only, so continuing afterwards is the same as a separate continue call.
-	s, err := c.session(id)
-	if err != nil {
-		return nil, err
-	}
-	next, err := s.Do(c.ctx, adi.ContinueCmd{}, adi.TextOptions{Budget: p.Int("budget", false, 1)})
-	if err != nil {
-		return nil, err
-	}
-	out := &execAnswer{Answer: &bridge.Answer{Command: ans.Command, Result: ans.Result,
-		Text: ans.Text + "\n" + next.Text, TargetFailed: ans.TargetFailed}, Continued: next}
-	return out, nil
+	return c.do(id, cmd)
 }
 
 func adiRun(c *call) (any, error) {

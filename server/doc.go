@@ -2,8 +2,10 @@
 // calls over HTTP (POST /api/rpc), and a hook for the browser viewer (Config.Static at /). It owns
 // the wire (decoding, params, batches, the error table), the security of the listener (loopback
 // unless allowed, the token, the Origin and Host checks) and the connections; package bridge owns
-// the sessions and runs every command (bridge.Session.Do). Handler is the method table; the MCP
-// server calls it in-process so that every face shares one wire form.
+// the sessions and runs every command (bridge.Session.Do); package live owns live sessions (the
+// live.* methods call live.Session.Do; each Handler owns one live.Registry, closed with it).
+// Handler is the method table; the MCP server calls it in-process so that every face shares one
+// wire form.
 //
 // Goroutines: net/http's accept loop and one goroutine per HTTP request; per WebSocket, the read
 // pump (the request's goroutine), one write pump, and one goroutine per incoming message while it

@@ -56,5 +56,5 @@ func TestUnknownMethodSuggests(t *testing.T) {
 		assert.Contains(t, e.Data.Valid, "adi.break")
 	}
 	e := unknownMethod("zzzzzzzz")
-	assert.Equal(t, `unknown method "zzzzzzzz"; methods are session.*, adi.* and trace.*, e.g. session.create, adi.call_tree, adi.state (see docs/api.md)`, e.Message)
+	assert.Equal(t, `unknown method "zzzzzzzz"; methods are session.*, adi.*, trace.* and live.*, e.g. session.create, adi.call_tree, adi.state (see docs/api.md)`, e.Message)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/live"
 )
 
 // HandlerConfig configures a Handler.
@@ -31,6 +32,7 @@ type HandlerConfig struct {
 // It is safe for concurrent use; commands on one session are serialised by the session.
 type Handler struct {
 	mgr        *bridge.Manager
+	live       *live.Registry // live sessions (live.* methods); closed with the handler
 	log        hclog.Logger
 	python     string
 	onShutdown func()
@@ -66,6 +68,7 @@ func NewHandler(cfg HandlerConfig) *Handler {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handler{mgr: cfg.Manager, log: cfg.Log, python: cfg.Python, onShutdown: cfg.OnShutdown,
 		base: ctx, cancel: cancel, subs: map[*Subscription]struct{}{}}
+	h.live = live.NewRegistry(live.RegistryConfig{Idle: liveIdle(cfg.Manager.IdleTimeout()), Log: cfg.Log.Named("live")})
 	h.lastActive.Store(time.Now().UnixNano())
 	h.unsub = cfg.Manager.Subscribe(h.fanOut)
 	return h
@@ -75,6 +78,7 @@ func NewHandler(cfg HandlerConfig) *Handler {
 func (h *Handler) Close() {
 	h.unsub()
 	h.cancel()
+	h.live.Shutdown()
 }
 
 // Manager returns the Manager the handler serves.

@@ -198,7 +198,7 @@ func (s *Server) watchIdle(d time.Duration) {
 				open++
 			}
 		}
-		if open == 0 {
+		if open == 0 && s.h.liveOpen() == 0 {
 			s.log.Info("idle with no session open; stopping", "idle", d)
 			s.requestStop()
 			return

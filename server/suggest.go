@@ -13,7 +13,7 @@ func unknownMethod(name string) *Error {
 	if len(close) > 0 {
 		e = newError(CodeMethodNotFound, "unknown method %q; did you mean %s?", name, strings.Join(close, " or "))
 	} else {
-		e = newError(CodeMethodNotFound, "unknown method %q; methods are session.*, adi.* and trace.*, e.g. session.create, adi.call_tree, adi.state (see docs/api.md)", name)
+		e = newError(CodeMethodNotFound, "unknown method %q; methods are session.*, adi.*, trace.* and live.*, e.g. session.create, adi.call_tree, adi.state (see docs/api.md)", name)
 	}
 	for _, m := range Methods() {
 		e.Data.Valid = append(e.Data.Valid, m.Name)

@@ -291,7 +291,7 @@ func buildExec(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 	for _, n := range []string{"k", "visit", "i", "loop-index"} {
 		fs.IntVar(&visit, n, 0, "which arrival at the line (default 1)")
 	}
-	then := fs.Bool("then-continue", false, "continue to the next breakpoint hit afterwards")
+	then := fs.Bool("then-continue", false, "afterwards let the program run to its end and report how the frame and the program ended")
 	return func(args []string) ([]cli.Call, error) {
 		if len(args) == 0 {
 			return nil, usageErrorf("the frame is missing")

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// lastLiveFile records the live session the last `adi live start` opened, for the commands given
+// without --live.
+const lastLiveFile = "cli-last-live"
+
+// LiveInvocation is one `adi live` command, parsed.
+type LiveInvocation struct {
+	// Name is the subcommand as typed ("break"), for messages.
+	Name string
+	// Method is the JSON-RPC method (live.set_breakpoint); "live" is added to Params, except for
+	// live.start and live.list.
+	Method string
+	Params map[string]any
+	// Live is --live or $ADI_LIVE ("" uses the last session started in this state directory).
+	Live string
+	// JSON prints the JSON answer instead of its text.
+	JSON bool
+}
+
+// LiveID derives the live session of a target command started in dir: starting the same command
+// again in the same directory starts that session over.
+func LiveID(dir, target string) string {
+	sum := sha256.Sum256([]byte("live\x00" + dir + "\x00" + strings.Join(strings.Fields(target), " ")))
+	return "live-" + hex.EncodeToString(sum[:6])
+}
+
+// Live runs one live command on the daemon and prints its answer; it returns the exit code: 0
+// answered (whatever the program did), 1 refused or failed (one line on stderr), 2 usage.
+func Live(ctx context.Context, env *Env, inv LiveInvocation) int {
+	params := map[string]any{}
+	for k, v := range inv.Params {
+		params[k] = v
+	}
+	switch inv.Method {
+	case "live.start":
+		if _, ok := params["id"]; !ok {
+			params["id"] = LiveID(env.Dir, fmt.Sprint(params["command"]))
+		}
+		params["dir"], params["replace"] = env.Dir, true
+		if env.Python != "" {
+			params["python"] = env.Python
+		}
+	case "live.list":
+	default:
+		id, code := chooseLive(env, inv)
+		if code != ExitOK {
+			return code
+		}
+		params["live"] = id
+	}
+	info, err := ensureDaemon(ctx, env)
+	if err != nil {
+		return fail(env, err)
+	}
+	var raw json.RawMessage
+	if err := newRPC(info).call(ctx, inv.Method, params, &raw); err != nil {
+		return fail(env, err)
+	}
+	switch inv.Method {
+	case "live.start":
+		_ = os.WriteFile(filepath.Join(env.StateDir, lastLiveFile), []byte(fmt.Sprint(params["id"])+"\n"), 0o600)
+	case "live.close":
+		if last, _ := os.ReadFile(filepath.Join(env.StateDir, lastLiveFile)); strings.TrimSpace(string(last)) == params["live"] {
+			_ = os.Remove(filepath.Join(env.StateDir, lastLiveFile))
+		}
+	}
+	if inv.JSON {
+		fmt.Fprintf(env.Stdout, "%s\n", raw)
+		return ExitOK
+	}
+	if inv.Method == "live.list" {
+		printLiveList(env, raw)
+		return ExitOK
+	}
+	var ans struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &ans)
+	fmt.Fprint(env.Stdout, ans.Text)
+	if ans.Text != "" && !strings.HasSuffix(ans.Text, "\n") {
+		fmt.Fprintln(env.Stdout)
+	}
+	return ExitOK
+}
+
+// chooseLive picks the live session: --live/$ADI_LIVE, else the last one started here.
+func chooseLive(env *Env, inv LiveInvocation) (string, int) {
+	if inv.Live != "" {
+		return inv.Live, ExitOK
+	}
+	b, err := os.ReadFile(filepath.Join(env.StateDir, lastLiveFile))
+	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
+		return id, ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "adi: live %s: no live session yet in %s; start one first: adi live start \"python t.py\"\n", inv.Name, env.StateDir)
+	return "", ExitUsage
+}
+
+func printLiveList(env *Env, raw json.RawMessage) {
+	var list struct {
+		Live []struct {
+			ID      string `json:"id"`
+			Command string `json:"command"`
+			Dir     string `json:"dir"`
+			State   string `json:"state"`
+			Run     int    `json:"run"`
+		} `json:"live"`
+	}
+	_ = json.Unmarshal(raw, &list)
+	if len(list.Live) == 0 {
+		fmt.Fprintln(env.Stdout, "No live sessions. Start one with: adi live start \"python t.py\"")
+		return
+	}
+	fmt.Fprintf(env.Stdout, "Live sessions (%d):\n", len(list.Live))
+	for _, l := range list.Live {
+		fmt.Fprintf(env.Stdout, "  %s  %s  (%s, run %d) in %s\n", l.ID, l.Command, l.State, l.Run, l.Dir)
+	}
+}

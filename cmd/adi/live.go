@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/adi-bridge/adi/cli"
+)
+
+// `adi live SUBCOMMAND`: live mode from bash. Each subcommand is one call of a live.* method on
+// the daemon the other CLI commands use; the session persists there between commands.
+func init() {
+	commands["live"] = command{summary: "a paused, live Python process under debugpy: adi live start \"CMD\", break, continue, interact, …", run: runLive}
+}
+
+// liveSub is one `adi live` subcommand: its usage and how its flags and arguments become params.
+type liveSub struct {
+	usage, summary, method string
+	build                  func(fs *flag.FlagSet) func(args []string) (map[string]any, error)
+}
+
+var liveSubs = map[string]liveSub{
+	"start":    {`"CMD" [--id ID] [-t SECONDS]`, "launch CMD under debugpy, paused before its first line", "live.start", buildLiveStart},
+	"break":    {`FILE:LINE [--cond EXPR] [--keep]`, "add a breakpoint (removed once hit unless --keep)", "live.set_breakpoint", buildLiveBreak},
+	"clear":    {`[FILE:LINE]`, "remove a breakpoint (all without FILE:LINE)", "live.clear", buildLiveClear},
+	"continue": {``, "run to the next stop, the end, or the watchdog's limit", "live.continue", noLiveArgs},
+	"restart":  {``, "a fresh run with the same breakpoints", "live.restart", noLiveArgs},
+	"interact": {`CODE... [--frame N] | -f FILE | -`, "run statements in the paused frame (- reads them from stdin)", "live.interact", buildLiveInteract},
+	"stack":    {``, "the paused program's frames with their locals", "live.stack", noLiveArgs},
+	"where":    {``, "the current line with the source around it", "live.where", noLiveArgs},
+	"status":   {``, "the session's state, stack, breakpoints and new output", "live.status", noLiveArgs},
+	"close":    {``, "end every process of the live session", "live.close", noLiveArgs},
+	"list":     {``, "list the daemon's live sessions", "live.list", noLiveArgs},
+}
+
+// liveAliases are other names agents type for the subcommands.
+var liveAliases = map[string]string{"set_breakpoint": "break", "set-breakpoint": "break", "b": "break", "c": "continue",
+	"cont": "continue", "i": "interact", "exec": "interact", "bt": "stack", "w": "where", "sessions": "list"}
+
+func runLive(ctx context.Context, g *globals, args []string) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		liveUsage(g.stdout)
+		return nil
+	}
+	name := args[0]
+	if a, ok := liveAliases[name]; ok {
+		name = a
+	}
+	sub, ok := liveSubs[name]
+	if !ok {
+		return usageError("adi: unknown live command %q; run `adi live help` for the list", args[0])
+	}
+	fs := newFlags("live "+name, sub.usage, g)
+	live := fs.String("live", os.Getenv("ADI_LIVE"), "the live session (default $ADI_LIVE, else the last one adi live start opened here)")
+	asJSON := fs.Bool("json", false, "print the JSON answer instead of the text")
+	finish := sub.build(fs)
+	pos, err := parse(fs, g, args[1:])
+	if err != nil {
+		return err
+	}
+	params, err := finish(pos)
+	if err != nil {
+		return usageError("adi: live %s: %v; usage: adi live %s %s", name, err, name, sub.usage)
+	}
+	env, err := cliEnv(g)
+	if err != nil {
+		return err
+	}
+	inv := cli.LiveInvocation{Name: name, Method: sub.method, Params: params, Live: *live, JSON: *asJSON}
+	if code := cli.Live(ctx, env, inv); code != 0 {
+		return exitCode(code)
+	}
+	return nil
+}
+
+func liveUsage(w io.Writer) {
+	fmt.Fprintln(w, "adi live: debug a paused, live Python process under debugpy (states Start, Runtime, RuntimeError,")
+	fmt.Fprintln(w, "PostMortem, Done; a command invalid in the state is refused; every answer ends with a summary).")
+	fmt.Fprintln(w, "\nUsage: adi live <command> [flags] [args]   (--live ID picks the session; default: the last started)\n\nCommands:")
+	names := make([]string, 0, len(liveSubs))
+	for n := range liveSubs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := liveSubs[n]
+		fmt.Fprintf(w, "  %-9s %-34s %s\n", n, s.usage, s.summary)
+	}
+	fmt.Fprintln(w, "\nA typical loop: adi live start \"python -m pytest t.py -q\"; adi live break t.py:12; adi live continue;")
+	fmt.Fprintln(w, "adi live interact 'print(total)'; adi live interact 'rate = 0.1'; adi live continue.")
+}
+
+func noLiveArgs(*flag.FlagSet) func([]string) (map[string]any, error) {
+	return func(args []string) (map[string]any, error) {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("unexpected argument %q", args[0])
+		}
+		return map[string]any{}, nil
+	}
+}
+
+func buildLiveStart(fs *flag.FlagSet) func([]string) (map[string]any, error) {
+	id := fs.String("id", "", "name the live session (default: derived from CMD and the directory)")
+	var timeout int
+	fs.IntVar(&timeout, "timeout", 0, "the watchdog's limit in seconds: a continue or interact running longer is paused (default 30)")
+	fs.IntVar(&timeout, "t", 0, "short for --timeout")
+	return func(args []string) (map[string]any, error) {
+		if len(args) != 1 {
+			return nil, fmt.Errorf("give the target command as one quoted argument, e.g. \"python t.py\"")
+		}
+		p := map[string]any{"command": args[0]}
+		if *id != "" {
+			p["id"] = *id
+		}
+		if timeout > 0 {
+			p["timeout_ms"] = timeout * 1000
+		}
+		return p, nil
+	}
+}
+
+func buildLiveBreak(fs *flag.FlagSet) func([]string) (map[string]any, error) {
+	var cond string
+	for _, n := range []string{"cond", "condition", "c"} {
+		fs.StringVar(&cond, n, "", "stop only when this Python expression is true there, e.g. 'i > 3'")
+	}
+	keep := fs.Bool("keep", false, "keep the breakpoint after it is hit (default: removed once hit)")
+	return func(args []string) (map[string]any, error) {
+		if len(args) == 0 {
+			return nil, fmt.Errorf("the location is missing")
+		}
+		if cond == "" {
+			cond = strings.Join(args[1:], " ")
+		} else if len(args) > 1 {
+			return nil, fmt.Errorf("give the condition once (--cond or after the location)")
+		}
+		p := map[string]any{"location": args[0]}
+		if cond != "" {
+			p["condition"] = cond
+		}
+		if *keep {
+			p["keep"] = true
+		}
+		return p, nil
+	}
+}
+
+func buildLiveClear(*flag.FlagSet) func([]string) (map[string]any, error) {
+	return func(args []string) (map[string]any, error) {
+		switch len(args) {
+		case 0:
+			return map[string]any{}, nil
+		case 1:
+			return map[string]any{"location": args[0]}, nil
+		}
+		return nil, fmt.Errorf("it takes at most one FILE:LINE")
+	}
+}
+
+func buildLiveInteract(fs *flag.FlagSet) func([]string) (map[string]any, error) {
+	frame := fs.Int("frame", 0, "the frame to run in: 0 is the innermost (as stack numbers them)")
+	var file string
+	fs.StringVar(&file, "f", "", "a file holding the code to run")
+	fs.StringVar(&file, "file", "", "a file holding the code to run")
+	return func(args []string) (map[string]any, error) {
+		code := strings.Join(args, " ")
+		switch {
+		case file != "" && code != "":
+			return nil, fmt.Errorf("give the code or -f, not both")
+		case file != "":
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return nil, fmt.Errorf("cannot read the code file: %v", err)
+			}
+			code = string(b)
+		case code == "-":
+			b, err := io.ReadAll(os.Stdin)
+			if err != nil {
+				return nil, fmt.Errorf("cannot read the code from stdin: %v", err)
+			}
+			code = string(b)
+		}
+		if strings.TrimSpace(code) == "" {
+			return nil, fmt.Errorf("the code is missing")
+		}
+		p := map[string]any{"code": code}
+		if *frame > 0 {
+			p["frame"] = *frame
+		}
+		return p, nil
+	}
+}

@@ -1,0 +1,4 @@
+import time
+
+print("sleeping")
+time.sleep(600)

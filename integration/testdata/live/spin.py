@@ -1,0 +1,2 @@
+print("spinning")
+while True: pass

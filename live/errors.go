@@ -1,0 +1,43 @@
+package live
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/adi-bridge/adi/bridge"
+)
+
+// RefusedError is a command refused because it is invalid in the session's state. Nothing was
+// sent to debugpy.
+type RefusedError struct {
+	Command string
+	State   State
+	// Detail says more about the state (e.g. "exited with status 1"); may be empty.
+	Detail string
+	Reason string
+	Valid  []string
+}
+
+// Error is one line: what was refused in which state, why, and what is valid now, e.g.
+// "interact is refused in state Done (exited with status 1): the program has ended, so there is
+// no frame left; restart runs it again. Valid now: set_breakpoint, clear, restart, status, close".
+func (e *RefusedError) Error() string {
+	detail := ""
+	if e.Detail != "" {
+		detail = " (" + e.Detail + ")"
+	}
+	return fmt.Sprintf("%s is refused in state %s%s: %s. Valid now: %s", e.Command, e.State, detail, e.Reason,
+		strings.Join(e.Valid, ", "))
+}
+
+// errNoSession says a live id is unknown; it wraps bridge.ErrNoSession so servers give it the
+// same code as an unknown ADI session.
+func errNoSession(id, why string) error {
+	return fmt.Errorf("no live session %q (%s); start one with live.start: %w", id, why, bridge.ErrNoSession)
+}
+
+// errClosed says a session was closed while a command waited for it or ran; it wraps
+// bridge.ErrClosed.
+func errClosed(id string) error {
+	return fmt.Errorf("live session %s was closed while the command ran; start a new one with live.start: %w", id, bridge.ErrClosed)
+}

@@ -1,0 +1,76 @@
+package live
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+
+	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/cachedir"
+)
+
+// The launcher (adi_live_run.py) and the helper interact calls (adi_live.py), embedded and
+// installed into the cache like the probe.
+//
+//go:embed python/adi_live_run.py python/adi_live.py
+var pyFiles embed.FS
+
+var (
+	installOnce sync.Once
+	installDir  string
+	installErr  error
+)
+
+// installLauncher writes the launcher into the cache (once per process) and returns its directory.
+func installLauncher() (string, error) {
+	installOnce.Do(func() {
+		sub, err := fs.Sub(pyFiles, "python")
+		if err != nil {
+			installErr = err
+			return
+		}
+		installDir, installErr = cachedir.Install(sub, "live")
+		if installErr != nil {
+			installErr = fmt.Errorf("install adi's live-mode launcher: %w", installErr)
+		}
+	})
+	return installDir, installErr
+}
+
+// launcherConfig is the launcher's one argument.
+type launcherConfig struct {
+	Mode   string   `json:"mode"`
+	Path   string   `json:"path,omitempty"`
+	Module string   `json:"module,omitempty"`
+	Code   string   `json:"code,omitempty"`
+	Argv   []string `json:"argv"`
+	Stdin  string   `json:"stdin"`
+	Dump   string   `json:"dump"`
+	Token  string   `json:"token"`
+}
+
+// launchArgs is the debugpy launch request that runs prog through the launcher in dir. dump is
+// where the launcher's faulthandler writes when asked (SIGUSR2); token marks its exit report.
+func launchArgs(prog *bridge.Program, launcherDir, dump, token string) (map[string]any, error) {
+	t := prog.Target
+	cfg := launcherConfig{Mode: t.Mode, Path: t.Path, Module: t.Module, Code: t.Code, Argv: t.Argv, Stdin: t.Stdin,
+		Dump: dump, Token: token}
+	if cfg.Argv == nil {
+		cfg.Argv = []string{}
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode the launcher's config: %w", err)
+	}
+	return map[string]any{
+		"name": "adi live", "type": "python", "request": "launch",
+		"program": filepath.Join(launcherDir, "adi_live_run.py"), "args": []string{string(b)},
+		"python": append([]string{prog.Python}, prog.PyFlags...),
+		"cwd":    prog.Dir, "console": "internalConsole", "redirectOutput": true,
+		"justMyCode": true, "subProcess": false, "showReturnValue": false,
+		"rules": []map[string]any{{"path": filepath.Join(launcherDir, "**"), "include": false}},
+	}, nil
+}

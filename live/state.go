@@ -1,0 +1,69 @@
+package live
+
+// State is where a live session is, as InspectWare names it.
+type State string
+
+// The states of a live session.
+const (
+	// Start: the program is launched under debugpy but has not run a line yet; breakpoints set
+	// now are in place before it starts. continue starts it.
+	Start State = "Start"
+	// Runtime: paused in the program's code, at a breakpoint or by the watchdog.
+	Runtime State = "Runtime"
+	// RuntimeError: paused on an exception that is leaving the program's own code (a test
+	// framework or the interpreter will handle it next); the frames are live.
+	RuntimeError State = "RuntimeError"
+	// PostMortem: the program is ending by an uncaught exception; it is kept paused there so the
+	// frames of the traceback stay inspectable. continue lets it exit.
+	PostMortem State = "PostMortem"
+	// Done: the program has exited (or was ended); only its output and exit status remain.
+	Done State = "Done"
+)
+
+// The commands of a live session, as the API names them.
+const (
+	CmdSetBreakpoint = "set_breakpoint"
+	CmdClear         = "clear"
+	CmdContinue      = "continue"
+	CmdRestart       = "restart"
+	CmdInteract      = "interact"
+	CmdStack         = "stack"
+	CmdWhere         = "where"
+	CmdStatus        = "status"
+	CmdClose         = "close"
+)
+
+// Commands lists every command in a stable order.
+var Commands = []string{CmdSetBreakpoint, CmdClear, CmdContinue, CmdRestart, CmdInteract, CmdStack, CmdWhere, CmdStatus, CmdClose}
+
+// paused reports whether the program is stopped with frames to look at.
+func (s State) paused() bool { return s == Runtime || s == RuntimeError || s == PostMortem }
+
+// Valid lists the commands that are valid in state s, in the order of Commands.
+func Valid(s State) []string {
+	var out []string
+	for _, c := range Commands {
+		if refusal(s, c) == "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// refusal says why cmd is invalid in state s ("" when it is valid).
+func refusal(s State, cmd string) string {
+	switch cmd {
+	case CmdInteract, CmdStack, CmdWhere:
+		switch s {
+		case Start:
+			return "the program has not started yet, so nothing is paused; set a breakpoint, then continue"
+		case Done:
+			return "the program has ended, so there is no frame left; restart runs it again"
+		}
+	case CmdContinue:
+		if s == Done {
+			return "the program has ended; restart runs it again"
+		}
+	}
+	return ""
+}

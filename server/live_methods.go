@@ -1,0 +1,113 @@
+package server
+
+import (
+	"errors"
+	"time"
+
+	"github.com/adi-bridge/adi/live"
+)
+
+// The live.* methods drive live sessions (package live): a paused, real Python process under
+// debugpy, with states, refusals and a summary in every answer. Each method only reads its params
+// and calls live.Session.Do (live.Registry for start, close and list), so the CLI (over HTTP)
+// and the MCP server (in-process) share this one implementation. Every answer is live.Answer:
+// {live, command, text, result, state, why, run, stack, exception, breakpoints, exit_code,
+// output, valid}.
+func init() {
+	register(
+		&method{name: "live.start", usage: "{command, id?, replace?, dir?, env?, timeout_ms?, python?}",
+			summary: "launch a command under debugpy, paused before its first line (state Start)", call: liveStart},
+		liveMethod("live.set_breakpoint", "{live, location, condition?, keep?}",
+			"add a breakpoint at FILE:LINE (removed once hit unless keep)", func(p *params) live.Cmd {
+				return live.Cmd{Name: live.CmdSetBreakpoint, Location: p.String("location", true),
+					Condition: p.String("condition", false), Keep: p.Bool("keep")}
+			}),
+		liveMethod("live.clear", "{live, location?}", "remove the breakpoint at FILE:LINE (all without location)",
+			func(p *params) live.Cmd { return live.Cmd{Name: live.CmdClear, Location: p.String("location", false)} }),
+		liveMethod("live.continue", "{live}", "run until the next stop, the end, or the watchdog's limit",
+			func(*params) live.Cmd { return live.Cmd{Name: live.CmdContinue} }),
+		liveMethod("live.restart", "{live}", "end the run and launch a fresh one with the same breakpoints (state Start)",
+			func(*params) live.Cmd { return live.Cmd{Name: live.CmdRestart} }),
+		liveMethod("live.interact", "{live, code, frame?}", "run statements in a frame of the paused program (output captured, assignments kept)",
+			func(p *params) live.Cmd {
+				return live.Cmd{Name: live.CmdInteract, Code: p.String("code", true), Frame: p.Int("frame", false, 0)}
+			}),
+		liveMethod("live.stack", "{live}", "the paused program's frames with their local variables",
+			func(*params) live.Cmd { return live.Cmd{Name: live.CmdStack} }),
+		liveMethod("live.where", "{live}", "the current line with the source around it",
+			func(*params) live.Cmd { return live.Cmd{Name: live.CmdWhere} }),
+		liveMethod("live.status", "{live}", "the session's summary: state, stack, breakpoints, new output",
+			func(*params) live.Cmd { return live.Cmd{Name: live.CmdStatus} }),
+		liveMethod("live.close", "{live}", "end every process of a live session and forget it",
+			func(*params) live.Cmd { return live.Cmd{Name: live.CmdClose} }),
+		&method{name: "live.list", usage: "{}", summary: "list the open live sessions", call: liveList},
+	)
+}
+
+// liveMethod returns a method that builds a command from its params and runs it on a live session.
+func liveMethod(name, usage, summary string, build func(*params) live.Cmd) *method {
+	m := &method{name: name, usage: usage, summary: summary}
+	m.call = func(c *call) (any, error) {
+		id := c.p.String("live", true)
+		cmd := build(c.p)
+		if err := c.p.done(); err != nil {
+			return nil, err
+		}
+		if cmd.Name == live.CmdClose {
+			ans, err := c.h.live.Close(id)
+			return ans, liveError(err)
+		}
+		s, err := c.h.live.Get(id)
+		if err != nil {
+			return nil, liveError(err)
+		}
+		ans, err := s.Do(c.ctx, cmd)
+		return ans, liveError(err)
+	}
+	return m
+}
+
+func liveStart(c *call) (any, error) {
+	p := c.p
+	opts := live.Options{Command: p.String("command", true), Dir: p.String("dir", false), Env: p.StringMap("env"),
+		Timeout: time.Duration(p.Int("timeout_ms", false, 1)) * time.Millisecond, Python: p.String("python", false)}
+	id, replace := p.String("id", false), p.Bool("replace")
+	if err := p.done(); err != nil {
+		return nil, err
+	}
+	if opts.Python == "" {
+		opts.Python = c.h.python
+	}
+	_, ans, err := c.h.live.Start(c.ctx, id, replace, opts)
+	return ans, liveError(err)
+}
+
+func liveList(c *call) (any, error) {
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	return map[string]any{"live": c.h.live.List()}, nil
+}
+
+// liveError gives a refused command its code (-32006) and the valid commands in data.valid;
+// other errors take their code from the sentinel they wrap (errorFrom).
+func liveError(err error) error {
+	var re *live.RefusedError
+	if errors.As(err, &re) {
+		e := newError(CodeRefused, "%s", re.Error())
+		e.Data.Valid = re.Valid
+		return e
+	}
+	return err
+}
+
+// liveIdle is the live sessions' idle expiry: the ADI sessions' (0 there means never).
+func liveIdle(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}
+
+// liveOpen counts the open live sessions.
+func (h *Handler) liveOpen() int { return h.live.Open() }
