@@ -73,6 +73,8 @@ func ParseRef(s string) (Ref, error) {
 		r.Line = n
 	case hasSpace(name):
 		return Ref{}, BadInputf("%q: a function name has no spaces; put a condition after the reference, not inside it", s)
+	case strings.HasPrefix(name, "-"):
+		return Ref{}, BadInputf("%q: a function name does not start with '-'; options go after the reference", s)
 	default:
 		r.Name = name
 	}

@@ -46,8 +46,12 @@ func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (a
 	if err != nil {
 		return nil, err
 	}
-	s.saveState()
-	return &Answer{Command: cmd.Name(), Result: res, Text: res.Text(o), TargetFailed: s.base.Failed()}, nil
+	ans = &Answer{Command: cmd.Name(), Result: res, Text: res.Text(o), TargetFailed: s.base.Failed()}
+	if err := s.writeState(); err != nil {
+		// The command took effect; only its record on disk is missing. Say so rather than lose it.
+		ans.Text += "Warning: the session state (breakpoints, current frame) could not be saved, so a restarted adi will not have this change: " + err.Error() + "\n"
+	}
+	return ans, nil
 }
 
 func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {

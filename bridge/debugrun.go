@@ -25,6 +25,7 @@ type debugRun struct {
 
 	stops  chan godap.StoppedEventBody
 	ended  chan struct{} // closed when the debuggee has exited or the session ended
+	target targetWatch   // sees the debuggee's process end before debugpy says so
 	mu     sync.Mutex
 	exit   int
 	exited bool
@@ -51,6 +52,7 @@ func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func
 		stderr: &capture{category: "stderr", sink: req.Output},
 		stops:  make(chan godap.StoppedEventBody, 16),
 		ended:  make(chan struct{}),
+		target: newTargetWatch(),
 		exit:   -1,
 	}
 	events := ad.Client.Subscribe()
@@ -65,7 +67,9 @@ func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func
 		"program": probe.Script(probeDir), "args": []string{cfgPath},
 		"python": append([]string{p.Python}, p.PyFlags...),
 		"cwd":    p.Dir, "console": "internalConsole", "redirectOutput": true,
-		"justMyCode": true, "subProcess": false, "showReturnValue": false,
+		// Include globs make library files user code; debugpy's justMyCode would refuse to stop
+		// in them (exec's breakpoint), so it is on only when nothing is included.
+		"justMyCode": len(p.Include) == 0, "subProcess": false, "showReturnValue": false,
 		"rules": []map[string]any{{"path": filepath.Join(probeDir, "**"), "include": false}},
 	}
 	err = c.Launch(ctx, args, func(ctx context.Context) error {
@@ -93,6 +97,11 @@ func (d *debugRun) consume(events *dap.Subscription) {
 			return
 		}
 		switch m.Event {
+		case "process":
+			var b godap.ProcessEventBody
+			if m.Body(&b) == nil && b.SystemProcessId > 0 {
+				d.target.watch(b.SystemProcessId)
+			}
 		case "output":
 			var b godap.OutputEventBody
 			if m.Body(&b) == nil {
@@ -132,8 +141,27 @@ func (d *debugRun) waitStop(ctx context.Context) (godap.StoppedEventBody, bool, 
 		return s, true, nil
 	case <-d.ended:
 		return godap.StoppedEventBody{}, false, nil
+	case <-d.target.gone:
+		return godap.StoppedEventBody{}, false, nil
 	case <-ctx.Done():
 		return godap.StoppedEventBody{}, false, ctx.Err()
+	}
+}
+
+// lostAdapter reports whether the DAP connection ended before debugpy said the debuggee exited:
+// then the adapter died (or was killed), not the program.
+func (d *debugRun) lostAdapter() bool {
+	d.mu.Lock()
+	exited := d.exited
+	d.mu.Unlock()
+	if exited {
+		return false
+	}
+	select {
+	case <-d.ad.Client.Done():
+		return true
+	default:
+		return false
 	}
 }
 
@@ -141,6 +169,8 @@ func (d *debugRun) waitStop(ctx context.Context) (godap.StoppedEventBody, bool, 
 func (d *debugRun) finish(ctx context.Context) (*Run, error) {
 	select {
 	case <-d.ended:
+	case <-d.target.gone:
+		d.target.grace(d.ended)
 	case <-ctx.Done():
 		d.run.TimedOut = true
 	}
@@ -172,6 +202,7 @@ func (d *debugRun) collect() (*Run, error) {
 
 // close ends the adapter and every process of the run.
 func (d *debugRun) close() {
+	d.target.stop()
 	d.ad.Close()
 }
 

@@ -122,6 +122,9 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 		return nil, fmt.Errorf("the run did not reach %s line %d within %v; raise the session timeout: %w", f.FID, line, s.prog.Timeout, err)
 	}
 	if !ok {
+		if d.lostAdapter() {
+			return nil, fmt.Errorf("debugpy's adapter ended before the run reached %s line %d (%v); the run's processes were ended and the session is still usable: try again", f.FID, line, d.ad.Client.Err())
+		}
 		run, cerr := d.collect()
 		if cerr == nil && run.Rec.Result != nil && run.Rec.Result.Divergence != nil {
 			dv := run.Rec.Result.Divergence

@@ -68,7 +68,7 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 		}
 		limit := s.replayedUpTo(r.Rec.Trace)
 		for k, flt := range r.Rec.FLTs {
-			if k < limit {
+			if k < limit && s.fltComplete(r.Rec.Trace, k) {
 				s.flts[k] = flt
 			}
 		}

@@ -224,7 +224,13 @@ func diskInfo(dir string) (Info, bool) {
 	if readJSON(filepath.Join(dir, "runs", "0000", "run.json"), &rm) == nil {
 		info.ExitCode = rm.ExitCode
 	}
-	if _, err := os.Stat(filepath.Join(dir, "runs", "0000", "result.json")); err != nil {
+	var res struct {
+		Calls    int  `json:"calls"`
+		Complete bool `json:"complete"`
+	}
+	if readJSON(filepath.Join(dir, "runs", "0000", "result.json"), &res) == nil {
+		info.Frames, info.Partial = res.Calls, !res.Complete
+	} else {
 		info.Partial = true
 	}
 	return info, true

@@ -33,6 +33,10 @@ type Options struct {
 	ReprLimit int `json:"repr_limit,omitempty"`
 	// Python is the --python choice for the interpreter with debugpy ("" = discover).
 	Python string `json:"python,omitempty"`
+	// EagerSteps is the step budget of the FLTs the session's first run records for every
+	// invocation, so that a small program is navigated without re-runs (0: DefaultEagerSteps,
+	// -1: none).
+	EagerSteps int `json:"eager_steps,omitempty"`
 }
 
 // DefaultTimeout bounds one run when Options.Timeout is zero.

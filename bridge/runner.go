@@ -63,6 +63,8 @@ type RunRequest struct {
 	Expect     []probe.Expect
 	// Stops are the places a debug run may stop at (execute); only debug runs use them.
 	Stops []probe.Stop
+	// TraceAll > 0 records eager FLTs: every invocation's, until that many steps are recorded.
+	TraceAll int
 	// Output receives the target's output as it comes (may be nil): category is "stdout" or "stderr".
 	Output func(category string, text []byte)
 }
@@ -114,6 +116,9 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 		ReprLimit: p.ReprLimit, Limits: p.Limits,
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
 	}
+	if req.TraceAll > 0 {
+		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll}
+	}
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return "", err
@@ -156,7 +161,12 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	}
 	lowerPriority(cmd.Process.Pid)
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() {
+		// Children the target leaves behind end with it, before Wait waits for its output.
+		waitExited(cmd.Process.Pid)
+		endLeftovers(cmd.Process.Pid, tag)
+		done <- cmd.Wait()
+	}()
 	timeout := time.NewTimer(p.Timeout)
 	defer timeout.Stop()
 	var waitErr error
@@ -212,8 +222,12 @@ type runMeta struct {
 
 // saveOutput keeps the target's output and how the run ended in the run directory.
 func saveOutput(r *Run) error {
-	for name, b := range map[string][]byte{"stdout": r.Stdout, "stderr": r.Stderr} {
-		if err := os.WriteFile(filepath.Join(r.Dir, name), b, 0o644); err != nil {
+	for _, o := range []struct {
+		name string
+		b    []byte
+	}{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
+		name := o.name
+		if err := os.WriteFile(filepath.Join(r.Dir, name), o.b, 0o644); err != nil {
 			return fmt.Errorf("save target %s (is the disk full?): %w", name, err)
 		}
 	}

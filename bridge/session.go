@@ -104,9 +104,12 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 	if err := writeJSON(filepath.Join(cfg.Dir, "session.json"), s.meta()); err != nil {
 		return nil, err
 	}
-	run, err := s.record(ctx, "record T", RunRequest{})
+	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps()})
 	if err != nil {
 		return nil, err
+	}
+	for j, flt := range run.Rec.FLTs { // eager FLTs: the recording itself, nothing to replay
+		s.flts[j] = flt
 	}
 	s.base = run
 	s.trace = run.Rec.Trace
@@ -115,6 +118,21 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 	s.saveState()
 	s.refreshInfo()
 	return s, nil
+}
+
+// DefaultEagerSteps is the step budget of the eager FLTs of a session's first run (Options.EagerSteps):
+// the FLT of every invocation that starts before that many steps are recorded. It costs the first
+// run about 4 µs per step (0.1 s at most), and covers a small program entirely.
+const DefaultEagerSteps = 20000
+
+func (o Options) eagerSteps() int {
+	switch {
+	case o.EagerSteps < 0:
+		return 0
+	case o.EagerSteps == 0:
+		return DefaultEagerSteps
+	}
+	return o.EagerSteps
 }
 
 // sessionMeta is session.json.
@@ -299,7 +317,7 @@ func (s *Session) adopt(run *Run) error {
 	}
 	n := 0
 	for j, flt := range run.Rec.FLTs {
-		if j >= limit {
+		if j >= limit || !s.fltComplete(run.Rec.Trace, j) {
 			continue
 		}
 		s.flts[j] = flt
@@ -312,6 +330,14 @@ func (s *Session) adopt(run *Run) error {
 		s.log.Warn("re-run diverged from the recording", "at", limit)
 	}
 	return nil
+}
+
+// fltComplete reports whether a re-run whose trace is t recorded frame k's FLT to its end. A run
+// cut off (killed, timed out, or stopped with its bridge) leaves unfinished the FLT of a frame it
+// was still in, while the recording says that frame ended: such an FLT is not kept.
+func (s *Session) fltComplete(t *adi.Trace, k int) bool {
+	f := t.Frame(k)
+	return f != nil && (f.Status != adi.Unfinished || s.trace.Frames[k].Status == adi.Unfinished)
 }
 
 // replayedUpTo returns the index of the first frame where t differs from the recording (caller,
@@ -408,14 +434,19 @@ type condHits struct {
 }
 
 func (s *Session) saveState() {
+	if err := s.writeState(); err != nil {
+		s.log.Warn("cannot save session state", "error", err)
+	}
+}
+
+// writeState writes state.json and says whether it could.
+func (s *Session) writeState() error {
 	st := stateFile{Breakpoints: nonNil(s.state.Breakpoints), Current: s.state.Cur, Hits: []condHits{}}
 	for b, h := range s.hits {
 		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})
 	}
 	sort.Slice(st.Hits, func(a, b int) bool { return st.Hits[a].Breakpoint.String() < st.Hits[b].Breakpoint.String() })
-	if err := writeJSON(filepath.Join(s.Dir, "state.json"), st); err != nil {
-		s.log.Warn("cannot save session state", "error", err)
-	}
+	return writeJSON(filepath.Join(s.Dir, "state.json"), st)
 }
 
 // writeJSON writes v to path atomically.

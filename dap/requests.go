@@ -20,12 +20,19 @@ func (c *Client) Initialize(ctx context.Context) (godap.Capabilities, error) {
 	return caps, err
 }
 
-// SetBreakpoints replaces the line breakpoints of one source file.
+// SetBreakpoints replaces the line breakpoints of one source file; none clears them.
 func (c *Client) SetBreakpoints(ctx context.Context, path string, bps []godap.SourceBreakpoint) ([]godap.Breakpoint, error) {
 	var body godap.SetBreakpointsResponseBody
-	err := c.Do(ctx, "setBreakpoints", godap.SetBreakpointsArguments{
-		Source: godap.Source{Path: path}, Breakpoints: bps,
-	}, &body)
+	if bps == nil {
+		bps = []godap.SourceBreakpoint{}
+	}
+	// go-dap omits an empty breakpoints list, and debugpy 1.6.3's pydevd disconnects on a
+	// setBreakpoints without one: always send the list.
+	args := struct {
+		Source      godap.Source             `json:"source"`
+		Breakpoints []godap.SourceBreakpoint `json:"breakpoints"`
+	}{godap.Source{Path: path}, bps}
+	err := c.Do(ctx, "setBreakpoints", args, &body)
 	return body.Breakpoints, err
 }
 

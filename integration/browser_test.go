@@ -20,7 +20,7 @@ import (
 	"github.com/adi-bridge/adi/examples"
 )
 
-// chromium is Debian's browser, the one the viewer's tests drive (scripts/browser-deps.sh).
+// chromium is Debian's browser, the one the viewer's tests drive (scripts/deps.sh).
 const chromium = "/usr/bin/chromium"
 
 // TestBrowserViewer runs the viewer's end-to-end suite (integration/browser: node's test runner
@@ -31,15 +31,15 @@ const chromium = "/usr/bin/chromium"
 func TestBrowserViewer(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: the viewer's browser tests need Node.js 20 and chromium; run scripts/browser-deps.sh")
+		t.Fatal("node is not installed: the viewer's browser tests need Node.js 20 and chromium; run scripts/deps.sh")
 	}
 	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("chromium is not installed at " + chromium + ": the viewer's browser tests need it; run scripts/browser-deps.sh")
+		t.Fatal("chromium is not installed at " + chromium + ": the viewer's browser tests need it; run scripts/deps.sh")
 	}
 	suite, err := filepath.Abs("browser")
 	require.NoError(t, err)
 	if _, err := os.Stat(filepath.Join(suite, "node_modules", "playwright-core")); err != nil {
-		t.Fatalf("the browser suite's npm packages are not installed: run scripts/browser-deps.sh")
+		t.Fatalf("the browser suite's npm packages are not installed: run scripts/deps.sh")
 	}
 	py := needPython(t)
 	bin := adiBinary(t)

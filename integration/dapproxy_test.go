@@ -1006,12 +1006,12 @@ func TestDAPStdio(t *testing.T) {
 func TestVSCodeDebugClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: the VS Code DebugClient suite needs Node.js 20 (apt-get install nodejs npm)")
+		t.Fatal("node is not installed: the VS Code DebugClient suite needs Node.js 20; run scripts/deps.sh")
 	}
 	dir, err := filepath.Abs("vscode")
 	require.NoError(t, err)
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@vscode", "debugadapter-testsupport")); err != nil {
-		t.Fatalf("the suite's npm packages are not installed: run scripts/npm-deps.sh")
+		t.Fatalf("the suite's npm packages are not installed: run scripts/deps.sh")
 	}
 	py := needPython(t)
 	bin := buildADI(t)

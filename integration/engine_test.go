@@ -80,6 +80,7 @@ func TestEngineDemoInvestigation(t *testing.T) {
 	s := newSession(t, workdir(t), "python orders.py")
 	assert.Equal(t, "total: 29.0\n", string(s.Base().Stdout))
 	assert.Equal(t, 12, s.Trace().Len())
+	assert.Equal(t, 1, runCount(t, s))
 
 	tree := do(t, s, "call-tree --depth 4").Text
 	assert.Contains(t, tree, "        orders:bulk_rate#3(qty=10, rate=0.15) → 0.0\n")
@@ -88,6 +89,7 @@ func TestEngineDemoInvestigation(t *testing.T) {
 	br := do(t, s, "break bulk_rate rate > 0")
 	assert.Contains(t, br.Text, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: continue.")
 	runs := runCount(t, s)
+	assert.Equal(t, 2, runs, "one run evaluates the condition on live values")
 
 	c1 := do(t, s, "continue").Text
 	assert.Contains(t, c1, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)")
@@ -98,15 +100,19 @@ func TestEngineDemoInvestigation(t *testing.T) {
 	assert.Contains(t, c3, "no further hit")
 	p := do(t, s, "prev").Text
 	assert.Contains(t, p, "prev → orders:bulk_rate#1")
-	// The condition run recorded every hit's FLT: navigation re-ran nothing.
+	// Navigation re-ran nothing: the first run recorded every frame's FLT (eager FLTs).
 	assert.Equal(t, runs, runCount(t, s))
 
 	out := do(t, s, "step-out").Text
 	assert.Contains(t, out, "Frame: orders:line_total#1")
+	assert.Contains(t, do(t, s, "step-out").Text, "Frame: orders:price_items#1")
+	assert.Contains(t, do(t, s, "step-out").Text, "Frame: orders:invoice#1")
 	lt := do(t, s, "step-into line_total#3").Text
 	assert.Contains(t, lt, "  22 | rate = bulk_rate(item[\"qty\"], rules.get(item[\"name\"], 0.0))\n     |   + rate = 0.0\n     |   → orders:bulk_rate#3 → 0.0\n")
 	assert.Contains(t, lt, "  23 | subtotal = item[\"qty\"] * item[\"price\"]\n     |   + subtotal = 20.0\n")
 	assert.Contains(t, lt, "Return: 20.0")
+	// Not even for frames no breakpoint matched (step-out to the callers, step-into).
+	assert.Equal(t, runs, runCount(t, s))
 
 	ex := do(t, s, "exec bulk_rate#3 -l 16 qty, BULK_QUANTITY, qty > BULK_QUANTITY")
 	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: qty, BULK_QUANTITY, qty > BULK_QUANTITY\nOutput: (none)\nValue: (10, 10, False)\n", ex.Text)

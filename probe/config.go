@@ -12,6 +12,7 @@ type Config struct {
 	ReprTimeMS int         `json:"repr_time_ms,omitempty"`
 	Limits     Limits      `json:"limits"`
 	Trace      []Selector  `json:"trace"`
+	TraceAll   *TraceAll   `json:"trace_all,omitempty"`
 	Conditions []Condition `json:"conditions"`
 	Expect     []Expect    `json:"expect"`
 	Stops      []Stop      `json:"stops"`
@@ -41,6 +42,12 @@ type Selector struct {
 	Cond  string `json:"cond,omitempty"`
 	At    string `json:"at,omitempty"` // "entry" or "exit"
 	Max   int    `json:"max,omitempty"`
+}
+
+// TraceAll asks for eager FLTs: the FLT of every invocation that starts before MaxSteps steps have
+// been recorded in all (probe/PROTOCOL.md, "Config").
+type TraceAll struct {
+	MaxSteps int `json:"max_steps"`
 }
 
 // Condition is evaluated on every invocation of Func; the run reports where it held.

@@ -2,13 +2,16 @@ package probe
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/adi-bridge/adi/adi"
 )
@@ -91,13 +94,15 @@ type Recording struct {
 
 // The output files of a run (probe/PROTOCOL.md).
 const (
-	CallsFile  = "calls.jsonl"
-	FLTFile    = "flt.jsonl"
+	CallsFile  = "calls.bin"
+	FLTFile    = "flt.bin"
 	ResultFile = "result.json"
 )
 
 // Read decodes a run's output directory. A missing result.json, or a calls.jsonl whose last batch
-// was cut off, makes a Partial trace rather than an error: what was written is kept.
+// was cut off, makes a Partial trace rather than an error: what was written is kept. Call records
+// come in any order (an invocation is written when it ends, or "open" when a batch is written while
+// it runs); they are placed by idx, and T ends before the first idx that no record names.
 func Read(dir string) (*Recording, error) {
 	rec := &Recording{FLTs: map[int]*adi.FLT{}}
 	res, err := readResult(filepath.Join(dir, ResultFile))
@@ -106,12 +111,16 @@ func Read(dir string) (*Recording, error) {
 	}
 	rec.Result = res
 	d := &decoder{codes: map[int]*code{}, trace: &adi.Trace{}}
-	cut, err := eachRecord(filepath.Join(dir, CallsFile), d.callRecord)
+	cut, err := eachRecord(filepath.Join(dir, CallsFile), callsMagic, d.callRecord)
+	if err != nil {
+		return nil, err
+	}
+	gap, err := d.build()
 	if err != nil {
 		return nil, err
 	}
 	t := d.trace
-	t.Partial = res == nil || !res.Complete || cut
+	t.Partial = res == nil || !res.Complete || cut || gap
 	if res != nil {
 		t.Unrecorded = res.UnrecordedCalls
 		t.Limit = res.Limit
@@ -119,7 +128,7 @@ func Read(dir string) (*Recording, error) {
 	t.Index()
 	rec.Trace = t
 	fd := &fltDecoder{d: d, flts: rec.FLTs, stmts: map[int]map[int]string{}}
-	if _, err := eachRecord(filepath.Join(dir, FLTFile), fd.record); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if _, err := eachRecord(filepath.Join(dir, FLTFile), fltMagic, fd.record); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -140,52 +149,90 @@ func readResult(path string) (*Result, error) {
 	return &r, nil
 }
 
-// eachRecord calls fn for every record of a batched JSON-lines file. It reports cut=true when the
-// last line is incomplete (the writer died mid-batch); that line is skipped.
-func eachRecord(path string, fn func(tag string, rec []json.RawMessage) error) (cut bool, err error) {
+// The headers of calls.bin and flt.bin; batches follow, each a 4-byte little-endian length and a
+// marshal (version 2) list of records (probe/PROTOCOL.md).
+const (
+	callsMagic = "adi-calls 1\n"
+	fltMagic   = "adi-flt 1\n"
+)
+
+// eachRecord calls fn for every record of calls.bin or flt.bin. It reports cut=true when the file
+// is missing or its last batch is incomplete (the writer died); that batch is skipped.
+func eachRecord(path, fileMagic string, fn func(tag string, rec []any) error) (cut bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		if path[len(path)-len(CallsFile):] == CallsFile {
-			return true, nil
-		}
-		return false, err
+		return true, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("read probe output: %w", err)
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			var batch [][]json.RawMessage
-			if jerr := json.Unmarshal(line, &batch); jerr != nil {
-				if err == io.EOF { // a last line without its newline: the writer was cut off
-					return true, nil
-				}
-				return false, fmt.Errorf("probe output %s is corrupt: %w", path, jerr)
-			}
-			for _, rec := range batch {
-				if len(rec) == 0 {
-					continue
-				}
-				var tag string
-				if err := json.Unmarshal(rec[0], &tag); err != nil {
-					return false, fmt.Errorf("probe output %s: record without a tag", path)
-				}
-				if err := fn(tag, rec[1:]); err != nil {
-					return false, fmt.Errorf("probe output %s: %s record: %w", path, tag, err)
-				}
-			}
+	magic := make([]byte, len(fileMagic))
+	if n, err := io.ReadFull(r, magic); err != nil {
+		if n == 0 || string(magic[:n]) == fileMagic[:n] {
+			return true, nil // the writer died before its first batch
 		}
-		if err == io.EOF {
-			return false, nil
+		return false, fmt.Errorf("probe output %s is not a probe file (%q expected)", path, strings.TrimSpace(fileMagic))
+	}
+	if string(magic) != fileMagic {
+		return false, fmt.Errorf("probe output %s is not a probe file (%q expected; written by another version of the probe?)", path, strings.TrimSpace(fileMagic))
+	}
+	var head [4]byte
+	var buf []byte
+	for {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			if err == io.EOF {
+				return false, nil
+			}
+			if err == io.ErrUnexpectedEOF {
+				return true, nil
+			}
+			return false, fmt.Errorf("read probe output: %w", err)
+		}
+		n := int(binary.LittleEndian.Uint32(head[:]))
+		if n > maxBatch {
+			return false, fmt.Errorf("probe output %s is corrupt: a batch of %d bytes", path, n)
+		}
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return true, nil
+			}
+			return false, fmt.Errorf("read probe output: %w", err)
+		}
+		v, rest, err := unmarshal(buf)
+		if err == nil && len(rest) > 0 {
+			err = errors.New("data after the batch")
+		}
+		batch, ok := v.([]any)
+		if err == nil && !ok {
+			err = fmt.Errorf("batch is a %T, not a list", v)
 		}
 		if err != nil {
-			return false, fmt.Errorf("read probe output: %w", err)
+			return false, fmt.Errorf("probe output %s is corrupt: %w", path, err)
+		}
+		for _, item := range batch {
+			rec, ok := item.([]any)
+			if !ok || len(rec) == 0 {
+				return false, fmt.Errorf("probe output %s: a record is not a tuple", path)
+			}
+			tag, ok := rec[0].(string)
+			if !ok {
+				return false, fmt.Errorf("probe output %s: record without a tag", path)
+			}
+			if err := fn(tag, rec[1:]); err != nil {
+				return false, fmt.Errorf("probe output %s: %s record: %w", path, tag, err)
+			}
 		}
 	}
 }
+
+// maxBatch bounds one batch of calls.bin (the probe writes one every 2048 calls; a repr is bounded).
+const maxBatch = 1 << 30
 
 // maxThreads bounds thread ids (the probe numbers threads from 0 as it meets them).
 const maxThreads = 1 << 16
@@ -201,6 +248,27 @@ type decoder struct {
 	codes  map[int]*code
 	trace  *adi.Trace
 	codeOf []int // code id of each frame
+
+	calls    []call    // call/callret/callexc records, in file order
+	outcomes []outcome // ret/exc/yield records, in file order
+}
+
+// call is one invocation as a call record describes it, before it is placed in T.
+type call struct {
+	idx, cid, caller, tid, line int
+	args                        []string
+	fp                          string
+	status                      adi.Status
+	ret                         string
+	exc                         *adi.Exception
+}
+
+// outcome is a ret, exc or yield record of an invocation written earlier as an open call.
+type outcome struct {
+	tag string
+	idx int
+	ret string
+	exc *adi.Exception
 }
 
 // fields decodes the record's fields into ptrs, in order.
@@ -224,20 +292,20 @@ func (d *decoder) frame(idx int) (*adi.Frame, error) {
 	return f, nil
 }
 
-func (d *decoder) callRecord(tag string, rec []json.RawMessage) error {
+func (d *decoder) callRecord(tag string, rec []any) error {
 	t := d.trace
 	switch tag {
 	case "code":
 		var cid int
 		c := &code{}
-		if err := fields(rec, &cid, &c.fn, &c.file, &c.line, &c.argnames); err != nil {
+		if err := values(rec, &cid, &c.fn, &c.file, &c.line, &c.argnames); err != nil {
 			return err
 		}
 		d.codes[cid] = c
 	case "thread":
 		var tid int
 		var name string
-		if err := fields(rec, &tid, &name); err != nil {
+		if err := values(rec, &tid, &name); err != nil {
 			return err
 		}
 		if tid < 0 || tid > maxThreads {
@@ -247,65 +315,62 @@ func (d *decoder) callRecord(tag string, rec []json.RawMessage) error {
 			t.Threads = append(t.Threads, "")
 		}
 		t.Threads[tid] = name
-	case "call":
-		var idx, cid, n, caller, tid, line int
-		var args [][2]string
-		var fp string
-		if err := fields(rec, &idx, &cid, &n, &caller, &tid, &line, &args, &fp); err != nil {
+	case "call", "callret", "callexc":
+		c := call{status: adi.Unfinished}
+		var fp any
+		if err := values(rec, &c.idx, &c.cid, &c.caller, &c.tid, &c.line, &c.args, &fp); err != nil {
 			return err
 		}
-		if idx != len(t.Frames) {
-			return fmt.Errorf("invocation %d out of order (expected %d)", idx, len(t.Frames))
+		if c.idx < 0 {
+			return fmt.Errorf("invocation %d out of range", c.idx)
 		}
-		c := d.codes[cid]
-		if c == nil {
-			return fmt.Errorf("invocation %d of unknown code %d", idx, cid)
+		switch fp := fp.(type) {
+		case nil: // "=" and the reprs: the arguments are short exact scalars
+			c.fp = "=" + strings.Join(c.args, ", ")
+		case string:
+			c.fp = fp
+		case []byte: // the probe's marshalled canonical tokens
+			c.fp = fpText(fp)
+		default:
+			return fmt.Errorf("field 7: fingerprint of type %T", fp)
 		}
-		f := adi.Frame{
-			Index: idx, FID: adi.FID{Func: c.fn, Index: n}, Caller: caller, Thread: tid,
-			File: c.file, Line: c.line, CallLine: line, ArgsFP: fp, Status: adi.Unfinished,
+		switch tag {
+		case "callret":
+			if err := values(rec[7:], repr(&c.ret)); err != nil {
+				return err
+			}
+			c.status = adi.Returned
+		case "callexc":
+			exc, err := decodeExc(rec[7:])
+			if err != nil {
+				return err
+			}
+			c.status, c.exc = adi.Raised, exc
 		}
-		if caller >= 0 && caller < idx {
-			f.Depth = t.Frames[caller].Depth + 1
-		}
-		f.Args = make([]adi.Arg, len(args))
-		for i, a := range args {
-			f.Args[i] = adi.Arg{Name: a[0], Value: a[1]}
-		}
-		t.Frames = append(t.Frames, f)
-		d.codeOf = append(d.codeOf, cid)
+		d.calls = append(d.calls, c)
 	case "ret":
-		var idx int
-		var v string
-		if err := fields(rec, &idx, &v); err != nil {
+		o := outcome{tag: tag}
+		if err := values(rec, &o.idx, repr(&o.ret)); err != nil {
 			return err
 		}
-		f, err := d.frame(idx)
-		if err != nil {
-			return err
-		}
-		f.Status, f.Return = adi.Returned, v
+		d.outcomes = append(d.outcomes, o)
 	case "exc":
-		var idx, line int
-		var typ, msg string
-		if err := fields(rec, &idx, &typ, &msg, &line); err != nil {
+		o := outcome{tag: tag}
+		if err := values(rec, &o.idx); err != nil {
 			return err
 		}
-		f, err := d.frame(idx)
+		exc, err := decodeExc(rec[1:])
 		if err != nil {
 			return err
 		}
-		f.Status, f.Exception = adi.Raised, &adi.Exception{Type: typ, Message: msg, Line: line}
+		o.exc = exc
+		d.outcomes = append(d.outcomes, o)
 	case "yield":
-		var idx int
-		if err := fields(rec, &idx); err != nil {
+		o := outcome{tag: tag}
+		if err := values(rec, &o.idx); err != nil {
 			return err
 		}
-		f, err := d.frame(idx)
-		if err != nil {
-			return err
-		}
-		f.Yields++
+		d.outcomes = append(d.outcomes, o)
 	case "resume", "trunc":
 		// resumptions are visible in FLTs; the limit is in result.json.
 	default:
@@ -314,75 +379,235 @@ func (d *decoder) callRecord(tag string, rec []json.RawMessage) error {
 	return nil
 }
 
+// decodeExc decodes [type, message, line].
+func decodeExc(rec []any) (*adi.Exception, error) {
+	e := &adi.Exception{}
+	if err := values(rec, &e.Type, &e.Message, &e.Line); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// reprField is a value field: a repr string, or an int, bool or None written as itself.
+type reprField struct{ s *string }
+
+func repr(s *string) reprField { return reprField{s} }
+
+// reprOf returns the repr Python gives a value field.
+func reprOf(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return v, nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case *big.Int:
+		return v.String(), nil
+	case bool:
+		if v {
+			return "True", nil
+		}
+		return "False", nil
+	case nil:
+		return "None", nil
+	}
+	return "", fmt.Errorf("value of type %T", v)
+}
+
+// values decodes the record's fields into ptrs, in order: *int, *string, *[]string (reprs) and
+// reprField, or *any for the field itself.
+func values(rec []any, ptrs ...any) error {
+	if len(rec) < len(ptrs) {
+		return fmt.Errorf("has %d fields, want %d", len(rec), len(ptrs))
+	}
+	for i, p := range ptrs {
+		v := rec[i]
+		ok := true
+		switch p := p.(type) {
+		case *int:
+			var n int64
+			n, ok = v.(int64)
+			*p = int(n)
+		case *string:
+			*p, ok = v.(string)
+		case reprField:
+			s, err := reprOf(v)
+			if err != nil {
+				return fmt.Errorf("field %d: %w", i+1, err)
+			}
+			*p.s = s
+		case *[]string:
+			var items []any
+			items, ok = v.([]any)
+			if ok {
+				out := make([]string, len(items))
+				for k, it := range items {
+					s, err := reprOf(it)
+					if err != nil {
+						return fmt.Errorf("field %d: %w", i+1, err)
+					}
+					out[k] = s
+				}
+				*p = out
+			}
+		case *any:
+			*p = v
+		default:
+			panic(fmt.Sprintf("values: %T", p))
+		}
+		if !ok {
+			return fmt.Errorf("field %d: unexpected %T", i+1, v)
+		}
+	}
+	return nil
+}
+
+// build places the call records by idx into T, numbers each func's invocations (n, in idx order),
+// and applies the outcomes. T ends before the first idx no record names (gap=true when a record
+// names a later idx: the writer died or a thread was between taking an idx and writing it). An
+// invocation written twice (open, then complete, when a flush raced its end in another thread)
+// keeps its first call fields and the outcome of either.
+func (d *decoder) build() (gap bool, err error) {
+	t := d.trace
+	maxIdx := -1
+	for i := range d.calls {
+		maxIdx = max(maxIdx, d.calls[i].idx)
+	}
+	// with k records, a T without gaps has idx 0..k-1 at most (fewer when some are duplicates)
+	byIdx := make([]int, min(len(d.calls), maxIdx+1)) // idx -> position in d.calls + 1 (0: none)
+	for i := range d.calls {
+		c := &d.calls[i]
+		if c.idx >= len(byIdx) {
+			continue
+		}
+		if p := byIdx[c.idx]; p > 0 {
+			if first := &d.calls[p-1]; first.status == adi.Unfinished && c.status != adi.Unfinished {
+				first.status, first.ret, first.exc = c.status, c.ret, c.exc
+			}
+			continue
+		}
+		byIdx[c.idx] = i + 1
+	}
+	n := len(byIdx)
+	for k, p := range byIdx {
+		if p == 0 {
+			n = k
+			break
+		}
+	}
+	gap = maxIdx >= n
+	t.Frames = make([]adi.Frame, 0, n)
+	d.codeOf = make([]int, 0, n)
+	counts := map[string]int{}
+	for idx := 0; idx < n; idx++ {
+		c := &d.calls[byIdx[idx]-1]
+		cd := d.codes[c.cid]
+		if cd == nil {
+			return false, fmt.Errorf("probe output: invocation %d of unknown code %d", idx, c.cid)
+		}
+		if c.caller >= idx || c.caller < -1 {
+			return false, fmt.Errorf("probe output: invocation %d has caller %d", idx, c.caller)
+		}
+		counts[cd.fn]++
+		f := adi.Frame{
+			Index: idx, FID: adi.FID{Func: cd.fn, Index: counts[cd.fn]}, Caller: c.caller, Thread: c.tid,
+			File: cd.file, Line: cd.line, CallLine: c.line, ArgsFP: c.fp, Status: c.status,
+			Return: c.ret, Exception: c.exc,
+		}
+		if c.caller >= 0 {
+			f.Depth = t.Frames[c.caller].Depth + 1
+		}
+		f.Args = make([]adi.Arg, len(c.args))
+		for i, v := range c.args {
+			name := ""
+			if i < len(cd.argnames) {
+				name = cd.argnames[i]
+			}
+			f.Args[i] = adi.Arg{Name: name, Value: v}
+		}
+		t.Frames = append(t.Frames, f)
+		d.codeOf = append(d.codeOf, c.cid)
+	}
+	d.calls = nil
+	for _, o := range d.outcomes {
+		f := t.Frame(o.idx)
+		if f == nil {
+			continue // an invocation past the end of T (see above)
+		}
+		switch o.tag {
+		case "ret":
+			f.Status, f.Return, f.Exception = adi.Returned, o.ret, nil
+		case "exc":
+			f.Status, f.Exception, f.Return = adi.Raised, o.exc, ""
+		case "yield":
+			f.Yields++
+		}
+	}
+	d.outcomes = nil
+	return gap, nil
+}
+
 type fltDecoder struct {
 	d     *decoder
 	flts  map[int]*adi.FLT
 	stmts map[int]map[int]string // code id → line → statement text
 }
 
-func (fd *fltDecoder) record(tag string, rec []json.RawMessage) error {
+func (fd *fltDecoder) record(tag string, rec []any) error {
 	switch tag {
 	case "stmts":
 		var cid int
-		var table map[string]string
-		if err := fields(rec, &cid, &table); err != nil {
+		var table any
+		if err := values(rec, &cid, &table); err != nil {
 			return err
 		}
-		m := make(map[int]string, len(table))
-		for k, v := range table {
-			n, err := strconv.Atoi(k)
-			if err != nil {
-				return fmt.Errorf("statement line %q", k)
+		in, ok := table.(map[any]any)
+		if !ok {
+			return fmt.Errorf("statements are a %T", table)
+		}
+		m := make(map[int]string, len(in))
+		for k, v := range in {
+			line, ok1 := k.(int64)
+			text, ok2 := v.(string)
+			if !ok1 || !ok2 {
+				return fmt.Errorf("statement %v: %T", k, v)
 			}
-			m[n] = v
+			m[int(line)] = text
 		}
 		fd.stmts[cid] = m
 	case "begin":
 		var idx int
-		if err := fields(rec, &idx); err != nil {
+		if err := values(rec, &idx); err != nil {
 			return err
 		}
-		if _, err := fd.d.frame(idx); err != nil {
-			return err
+		if idx < 0 {
+			return fmt.Errorf("unknown invocation %d", idx)
+		}
+		if idx >= fd.d.trace.Len() {
+			return nil // past the end of T (a partial recording)
 		}
 		fd.flts[idx] = &adi.FLT{Frame: idx, Steps: []adi.Step{}}
 	case "step":
 		var idx, line int
-		var changes [][4]*string
-		var callees []int
-		var loop [][2]int
-		var ev struct {
-			Resume bool            `json:"resume"`
-			Yield  *string         `json:"yield"`
-			Raise  json.RawMessage `json:"raise"`
-		}
-		if err := fields(rec, &idx, &line, &changes, &callees, &loop, &ev); err != nil {
+		var changes, callees, loop, ev any
+		if err := values(rec, &idx, &line, &changes, &callees, &loop, &ev); err != nil {
 			return err
 		}
 		flt := fd.flts[idx]
 		if flt == nil {
+			if idx >= fd.d.trace.Len() {
+				return nil
+			}
 			return fmt.Errorf("step of invocation %d before its begin", idx)
 		}
-		st := adi.Step{Line: line, Stmt: fd.stmts[fd.d.codeOf[idx]][line], Callees: callees, Resume: ev.Resume, Yield: ev.Yield}
-		for _, c := range changes {
-			ch := adi.Change{Name: deref(c[0]), Old: deref(c[1]), New: deref(c[2]), Kind: adi.ChangeKind(deref(c[3]))}
-			st.Changes = append(st.Changes, ch)
-		}
-		for _, l := range loop {
-			st.Loop = append(st.Loop, adi.LoopPos{Header: l[0], Iteration: l[1]})
-		}
-		if len(ev.Raise) > 0 && string(ev.Raise) != "null" {
-			var r []string
-			if err := json.Unmarshal(ev.Raise, &r); err != nil || len(r) != 2 {
-				return fmt.Errorf("raise event: want [type, message]")
-			}
-			st.Raise = &adi.Exception{Type: r[0], Message: r[1], Line: line}
+		st := adi.Step{Line: line, Stmt: fd.stmts[fd.d.codeOf[idx]][line]}
+		if err := decodeStep(&st, changes, callees, loop, ev); err != nil {
+			return err
 		}
 		flt.Steps = append(flt.Steps, st)
 	case "end":
 		var idx, dropped int
 		var kind string
-		if err := fields(rec, &idx, &kind, &dropped); err != nil {
+		if err := values(rec, &idx, &kind, &dropped); err != nil {
 			return err
 		}
 		if flt := fd.flts[idx]; flt != nil {
@@ -394,9 +619,91 @@ func (fd *fltDecoder) record(tag string, rec []json.RawMessage) error {
 	return nil
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+// decodeStep fills a step's changes, callees, loop positions and events.
+func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
+	list := func(v any, what string) ([]any, error) {
+		items, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s are a %T", what, v)
+		}
+		return items, nil
 	}
-	return *s
+	items, err := list(changes, "changes")
+	if err != nil {
+		return err
+	}
+	for _, c := range items {
+		ch, ok := c.([]any)
+		if !ok || len(ch) != 4 {
+			return fmt.Errorf("a change is not [name, old, new, kind]")
+		}
+		var out adi.Change
+		var kind string
+		if err := values(ch[:1], &out.Name); err != nil {
+			return fmt.Errorf("change: %w", err)
+		}
+		if err := values(ch[3:], &kind); err != nil {
+			return fmt.Errorf("change: %w", err)
+		}
+		out.Kind = adi.ChangeKind(kind)
+		if kind != string(adi.New) {
+			if err := values(ch[1:], repr(&out.Old)); err != nil {
+				return fmt.Errorf("change: %w", err)
+			}
+		}
+		if kind != string(adi.Deleted) {
+			if err := values(ch[2:], repr(&out.New)); err != nil {
+				return fmt.Errorf("change: %w", err)
+			}
+		}
+		st.Changes = append(st.Changes, out)
+	}
+	if items, err = list(callees, "callees"); err != nil {
+		return err
+	}
+	for i := range items {
+		var k int
+		if err := values(items[i:], &k); err != nil {
+			return fmt.Errorf("callee: %w", err)
+		}
+		st.Callees = append(st.Callees, k)
+	}
+	if items, err = list(loop, "loop positions"); err != nil {
+		return err
+	}
+	for _, l := range items {
+		pos, ok := l.([]any)
+		var p adi.LoopPos
+		if !ok {
+			return fmt.Errorf("a loop position is a %T", l)
+		}
+		if err := values(pos, &p.Header, &p.Iteration); err != nil {
+			return fmt.Errorf("loop position: %w", err)
+		}
+		st.Loop = append(st.Loop, p)
+	}
+	events, ok := ev.(map[any]any)
+	if !ok {
+		return fmt.Errorf("events are a %T", ev)
+	}
+	for k, v := range events {
+		switch k {
+		case "resume":
+			st.Resume = v == true
+		case "yield":
+			var y string
+			if err := values([]any{v}, repr(&y)); err != nil {
+				return fmt.Errorf("yield event: %w", err)
+			}
+			st.Yield = &y
+		case "raise":
+			r, ok := v.([]any)
+			e := &adi.Exception{Line: st.Line}
+			if !ok || len(r) != 2 || values(r, &e.Type, &e.Message) != nil {
+				return fmt.Errorf("raise event: want [type, message]")
+			}
+			st.Raise = e
+		}
+	}
+	return nil
 }

@@ -20,17 +20,20 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-const sampleCalls = `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["call",0,0,1,-1,0,0,[],"fp0"],["code",1,"t:f","/p/t.py",3,["x","*args"]],["call",1,1,1,0,0,9,[["x","1"],["*args","()"]],"fp1"]]
-[["ret",1,"2"],["call",2,1,2,0,0,10,[["x","5"],["*args","(1,)"]],"fp2"],["exc",2,"ValueError","bad x",4],["ret",0,"None"]]
+// Invocations are written when they end (callret, callexc), or open (call) when a batch is written
+// while they run, their outcome following later (ret, exc): the reader places them by idx. Values
+// are reprs, or ints, bools and None standing for themselves; a null fingerprint is "=" + the reprs.
+// (callsBin turns these JSON lines into calls.bin.)
+const sampleCalls = `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["code",1,"t:f","/p/t.py",3,["x","*args"]],["callret",1,1,0,0,9,[1,"()"],"fp1",2],["call",0,0,-1,0,0,[],null]]
+[["callexc",2,1,0,0,10,[5,"(1,)"],"fp2","ValueError","bad x",4],["ret",0,null]]
 `
 
-const sampleFLT = `[["stmts",1,{"4":"if x > 3:\n    raise ValueError('bad x')","5":"return x + 1"}],["begin",2],["step",2,4,[["y",null,"1","new"]],[],[[3,1]],{"raise":["ValueError","bad x"]}],["end",2,"exception",0]]
-`
+const sampleFLT = `[["stmts",1,{"4":"if x > 3:\n    raise ValueError('bad x')","5":"return x + 1"}],["begin",2],["step",2,4,[["y",null,1,"new"],["z",null,null,"new"],["w","[1]",null,"del"],["v",null,"'a'","mod"]],[],[[3,1]],{"raise":["ValueError","bad x"]}],["end",2,"exception",0]]`
 
 func TestReadRecording(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		CallsFile:  sampleCalls,
-		FLTFile:    sampleFLT,
+		CallsFile:  callsBin(t, sampleCalls),
+		FLTFile:    fltBin(t, sampleFLT),
 		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3,"unrecorded_calls":0,"conditions":[{"id":0,"hits":[2],"evaluated":2,"errors":[[1,"NameError: y"]]}]}`,
 	})
 	rec, err := Read(dir)
@@ -47,6 +50,8 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, []adi.Arg{{Name: "x", Value: "5"}, {Name: "*args", Value: "(1,)"}}, f.Args)
 	assert.Equal(t, adi.Raised, f.Status)
 	assert.Equal(t, &adi.Exception{Type: "ValueError", Message: "bad x", Line: 4}, f.Exception)
+	assert.Equal(t, "=", tr.Frames[0].ArgsFP)
+	assert.Equal(t, "None", tr.Frames[0].Return)
 	assert.Equal(t, adi.Returned, tr.Frames[1].Status)
 	assert.Equal(t, "2", tr.Frames[1].Return)
 	assert.Equal(t, []int{1, 2}, tr.Frames[0].Callees)
@@ -56,7 +61,8 @@ func TestReadRecording(t *testing.T) {
 	require.Len(t, flt.Steps, 1)
 	st := flt.Steps[0]
 	assert.Equal(t, "if x > 3:\n    raise ValueError('bad x')", st.Stmt)
-	assert.Equal(t, []adi.Change{{Name: "y", New: "1", Kind: adi.New}}, st.Changes)
+	assert.Equal(t, []adi.Change{{Name: "y", New: "1", Kind: adi.New}, {Name: "z", New: "None", Kind: adi.New},
+		{Name: "w", Old: "[1]", Kind: adi.Deleted}, {Name: "v", Old: "None", New: "'a'", Kind: adi.Modified}}, st.Changes)
 	assert.Equal(t, []adi.LoopPos{{Header: 3, Iteration: 1}}, st.Loop)
 	assert.Equal(t, &adi.Exception{Type: "ValueError", Message: "bad x", Line: 4}, st.Raise)
 
@@ -67,34 +73,99 @@ func TestReadRecording(t *testing.T) {
 // A run killed mid-write leaves no result.json and a cut last line: what was written is kept and
 // the trace is marked partial.
 func TestReadPartial(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		CallsFile: `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["call",0,0,1,-1,0,0,[],"fp0"]]
-[["ret",0,"No`,
-	})
-	rec, err := Read(dir)
-	require.NoError(t, err)
-	assert.Nil(t, rec.Result)
-	assert.True(t, rec.Trace.Partial)
-	require.Equal(t, 1, rec.Trace.Len())
-	assert.Equal(t, adi.Unfinished, rec.Trace.Frames[0].Status)
+	full := callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["call",0,0,-1,0,0,[],"fp0"]]
+[["ret",0,"None"]]`)
+	first := len(callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["call",0,0,-1,0,0,[],"fp0"]]`))
+	// cut anywhere in the second batch (its length or its data): the first batch is kept
+	for cut := first; cut < len(full); cut++ {
+		dir := writeFiles(t, map[string]string{CallsFile: full[:cut]})
+		rec, err := Read(dir)
+		require.NoError(t, err)
+		assert.Nil(t, rec.Result)
+		assert.True(t, rec.Trace.Partial)
+		require.Equal(t, 1, rec.Trace.Len())
+		assert.Equal(t, adi.Unfinished, rec.Trace.Frames[0].Status)
+	}
+	// cut in the header or the first batch: an empty partial trace
+	for cut := 0; cut < first; cut++ {
+		rec, err := Read(writeFiles(t, map[string]string{CallsFile: full[:cut]}))
+		require.NoError(t, err)
+		assert.True(t, rec.Trace.Partial)
+		assert.Equal(t, 0, rec.Trace.Len())
+	}
 }
 
 func TestReadCorrupt(t *testing.T) {
 	dir := writeFiles(t, map[string]string{CallsFile: "not json\n[]\n"})
 	_, err := Read(dir)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "is corrupt")
+	assert.Contains(t, err.Error(), "is not a probe file")
 
-	dir = writeFiles(t, map[string]string{CallsFile: `[["call",5,0,1,-1,0,0,[],""]]` + "\n"})
+	dir = writeFiles(t, map[string]string{CallsFile: callsMagic + "\x01\x00\x00\x00N"})
 	_, err = Read(dir)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "invocation 5 out of order (expected 0)")
+	assert.Contains(t, err.Error(), "is corrupt")
+
+	dir = writeFiles(t, map[string]string{CallsFile: callsBin(t, `[["call",0,7,-1,0,0,[],""]]`)})
+	_, err = Read(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "invocation 0 of unknown code 7")
+
+	dir = writeFiles(t, map[string]string{CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,[]],["call",0,0,0,0,0,[],""]]`)})
+	_, err = Read(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "invocation 0 has caller 0")
 }
 
-// FuzzRead decodes arbitrary calls.jsonl content: it must never panic.
+// n counts a func's invocations in idx order, whatever order the records come in; an invocation
+// written twice (open by a flush in one thread while another thread ended it) keeps its outcome.
+func TestReadOrderAndDuplicates(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		CallsFile: callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["code",1,"t:g","/p/t.py",5,["k"]],["code",2,"t:g","/p/t.py",9,["k"]],["thread",0,"MainThread"],["thread",1,"w"]]
+[["callret",3,2,-1,1,0,["'c'"],"=c","3"],["call",1,1,0,0,2,["'a'"],"=a"],["callret",2,1,0,0,3,["'b'"],"=b",2]]
+[["call",0,0,-1,0,0,[],"="],["callret",1,1,0,0,2,["'a'"],"=a",true],["yield",1,"0",7],["ret",0,"None"]]`),
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":4}`,
+	})
+	rec, err := Read(dir)
+	require.NoError(t, err)
+	tr := rec.Trace
+	require.Equal(t, 4, tr.Len())
+	assert.False(t, tr.Partial)
+	var fids []string
+	for _, f := range tr.Frames {
+		fids = append(fids, f.FID.String()+" "+string(f.Status)+" "+f.Return)
+	}
+	assert.Equal(t, []string{"t:<module>#1 returned None", "t:g#1 returned True", "t:g#2 returned 2", "t:g#3 returned 3"}, fids)
+	assert.Equal(t, []adi.Arg{{Name: "k", Value: "'a'"}}, tr.Frames[1].Args)
+	assert.Equal(t, 1, tr.Frames[1].Yields)
+	assert.Equal(t, 1, tr.Frames[3].Thread)
+	assert.Equal(t, 0, tr.Frames[3].Depth)
+	assert.Equal(t, []int{1, 2}, tr.Frames[0].Callees)
+	assert.Equal(t, []int{1, 2, 3}, tr.Invocations("t:g"))
+}
+
+// A gap (an idx that no record names, e.g. a writer killed while another thread held an idx) ends
+// T there: later frames are dropped and the trace is partial, and their FLT records are skipped.
+func TestReadGap(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		CallsFile:  callsBin(t, `[["code",0,"t:f","/p/t.py",1,[]],["call",0,0,-1,0,0,[],"="],["callret",2,0,0,0,3,[],"=","1"],["callret",3,0,2,0,3,[],"=","1"]]`),
+		FLTFile:    fltBin(t, `[["stmts",0,{"2":"pass"}],["begin",0],["step",0,2,[],[2],[],{}],["begin",2],["step",2,2,[],[],[],{}],["end",2,"return",0]]`),
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":4}`,
+	})
+	rec, err := Read(dir)
+	require.NoError(t, err)
+	assert.True(t, rec.Trace.Partial)
+	require.Equal(t, 1, rec.Trace.Len())
+	assert.Equal(t, adi.Unfinished, rec.Trace.Frames[0].Status)
+	require.Contains(t, rec.FLTs, 0)
+	assert.NotContains(t, rec.FLTs, 2)
+}
+
+// FuzzRead decodes arbitrary calls.bin and flt.bin content: it must never panic.
 func FuzzRead(f *testing.F) {
-	f.Add([]byte(sampleCalls), []byte(sampleFLT))
-	f.Add([]byte(`[["call",0,0,1,7,0,0,[],""]]`+"\n"), []byte(`[["step",0,1,[],[],[],{}]]`+"\n"))
+	f.Add([]byte(callsBin(f, sampleCalls)), []byte(fltBin(f, sampleFLT)))
+	f.Add([]byte(callsBin(f, `[["call",0,0,7,0,0,[],""]]`)), []byte(fltBin(f, `[["step",0,1,[],[],[],{}]]`)))
+	f.Add([]byte(callsBin(f, `[["code",0,"t:f","/p/t.py",1,["a"]],["callret",1,0,0,0,3,[1],null,1],["call",0,0,-1,0,0,["2"],"=2"],["exc",0,"E","m",2],["callexc",5,0,9,0,0,[],"","E","m",1]]`)), []byte(fltBin(f, `[["begin",1],["step",1,1,[["a",null,1,"new"]],[0],[[1,2]],{"yield":3,"resume":true}]]`)))
 	f.Fuzz(func(t *testing.T, calls, flt []byte) {
 		dir := t.TempDir()
 		_ = os.WriteFile(filepath.Join(dir, CallsFile), calls, 0o644)

@@ -1,29 +1,60 @@
 #!/usr/bin/env bash
-# Installs what adi needs on a fresh Debian/Ubuntu machine, and only what is missing:
-#   - a python3 with debugpy (Debian: python3-debugpy, which brings python3-pydevd),
-#   - python3-pytest (the probe's pytest fixtures and the bundled pytest examples).
-# Without apt-get (or without root) it prints the exact command to run instead.
+# Installs what adi and its test suites need on a fresh Debian/Ubuntu machine, and only what is
+# missing. One script, run by `make deps` (and so by `make demo`, `make test`, `make bench`):
+#   Debian packages (one apt-get call for all that are missing):
+#     python3-debugpy  a python3 with debugpy (brings python3-pydevd): the runtime adi drives,
+#     python3-pytest   the probe's pytest targets and the bundled pytest examples,
+#     python3-sympy    the real library whose pytest test `make bench` records,
+#     nodejs npm       the VS Code DebugClient suite and the browser suite run on Node.js 20,
+#     chromium         the browser the viewer's end-to-end tests drive (/usr/bin/chromium);
+#   npm packages, exactly as each committed package-lock.json pins them (npm ci), in
+#     integration/vscode (@vscode/debugadapter-testsupport) and integration/browser (playwright-core).
+# `scripts/deps.sh runtime` installs only python3 and debugpy: what running adi needs.
+# Without apt-get (or without root or sudo) it prints the exact command to run instead.
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+mode=${1:-all}
+case "$mode" in
+  all|runtime) ;;
+  *) echo "deps: unknown mode \"$mode\"; use: scripts/deps.sh [all|runtime]" >&2; exit 2 ;;
+esac
 
 need=()
 py=${ADI_PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import debugpy' >/dev/null 2>&1; then need+=(python3-debugpy); fi
-if ! "$py" -c 'import pytest' >/dev/null 2>&1; then need+=(python3-pytest); fi
+mods="debugpy"
+[ "$mode" = all ] && mods="debugpy pytest sympy"
+# One python start checks the modules (without importing them), so this is fast when nothing is missing.
+missing=$("$py" -c 'import importlib.util as u, sys
+print(" ".join(m for m in sys.argv[1:] if u.find_spec(m) is None))' $mods 2>/dev/null || echo "$mods")
+for m in $missing; do need+=("python3-$m"); done
 [ -x /usr/bin/python3 ] || need+=(python3)
-
-if [ ${#need[@]} -eq 0 ]; then
-  exit 0
+if [ "$mode" = all ]; then
+  command -v node >/dev/null 2>&1 || need+=(nodejs)
+  command -v npm >/dev/null 2>&1 || need+=(npm)
+  [ -x /usr/bin/chromium ] || need+=(chromium)
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; fi
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then sudo="sudo"; fi
+  if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
+    echo "deps: installing ${need[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "deps: missing ${need[*]}; install them with: sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
 fi
-if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
-  echo "deps: installing ${need[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
-  exit 0
-fi
-echo "deps: missing ${need[*]}; install them with: sudo apt-get install -y ${need[*]}" >&2
-exit 1
+[ "$mode" = all ] || exit 0
+
+# npm ci deletes and reinstalls node_modules, so skip a suite already installed from its lockfile.
+for suite in vscode browser; do
+  dir="$root/integration/$suite"
+  stamp="$dir/node_modules/.package-lock.json"
+  if [ -f "$stamp" ] && [ "$stamp" -nt "$dir/package-lock.json" ]; then
+    continue
+  fi
+  echo "deps: npm ci in integration/$suite" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+done

@@ -1,12 +1,29 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target for a short time each: scripts/fuzz.sh [duration] (default 10s).
-# A longer run: scripts/fuzz.sh 10m
+# Runs every Go fuzz target (func FuzzXxx in a _test.go file) for a while each:
+#   scripts/fuzz.sh [duration]     default 10s a target (make test runs it as fuzz-short)
+#   scripts/fuzz.sh 10m            the longer run (docs/reliability.md); about 10 targets, so ~2 h
+#   FUZZ_ONLY=FuzzServeMessage scripts/fuzz.sh 1h    one target (a regular expression)
+# A failing input is saved under the package's testdata/fuzz/<target>/ (commit it: it becomes a
+# regression test that plain `go test` runs); the failure is printed and the script exits 1.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 d=${1:-10s}
+only=${FUZZ_ONLY:-.}
+start=$(date +%s)
+n=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 for pkg in $(go list ./...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+    if ! grep -qE "$only" <<<"$f"; then continue; fi
     echo "fuzz $pkg $f ($d)"
-    go test -run '^$' -fuzz "^$f\$" -fuzztime "$d" "$pkg" >/dev/null
+    if ! go test -run '^$' -fuzz "^$f\$" -fuzztime "$d" "$pkg" >"$out" 2>&1; then
+      cat "$out"
+      echo "fuzz: $f in $pkg failed; the input is saved under $dir/testdata/fuzz/$f/" >&2
+      exit 1
+    fi
+    n=$((n + 1))
   done
 done
+echo "fuzz: $n targets, $d each, passed in $(( $(date +%s) - start )) s"

@@ -5,7 +5,7 @@ Modules, each with one job:
   source    per-file AST facts: statements, their texts, loops, qualnames
   usercode  what is user code and how it is named (module:qualname)
   values    bounded reprs and fingerprints
-  output    calls.jsonl / flt.jsonl batches, result.json
+  output    calls.bin / flt.bin batches (marshal), result.json
   recorder  T: invocations, callers, args, outcomes; selectors, conditions, expectations
   stepper   the FLT of one invocation: steps, ΔS, callees, loops, events
   engines   how interpreter events reach the recorder (settrace, setprofile, sys.monitoring)

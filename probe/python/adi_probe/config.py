@@ -95,6 +95,7 @@ class Config:
         self.max_steps = _int(limits, "max_steps", DEFAULT_LIMITS["max_steps"], prefix="limits.")
         self.max_bytes = _int(limits, "max_bytes", DEFAULT_LIMITS["max_bytes"], prefix="limits.")
         self.trace = [_selector(i, s) for i, s in enumerate(_list(data, "trace"))]
+        self.trace_all = _trace_all(data.get("trace_all"))
         self.conditions = [_condition(i, c) for i, c in enumerate(_list(data, "conditions"))]
         self.expect = [_expect(i, e) for i, e in enumerate(_list(data, "expect"))]
         self.stops = {}
@@ -171,6 +172,15 @@ def _selector(i, s):
     if s.get("max") is not None:
         sel.max = _int(s, "max", None, minimum=0, prefix=where + ".")
     return sel
+
+
+def _trace_all(t):
+    """`trace_all`: the step budget of eager FLTs (None: off)."""
+    if t is None:
+        return None
+    if not isinstance(t, dict):
+        raise ConfigError("'trace_all' must be an object like {\"max_steps\": 20000}, or null")
+    return _int(t, "max_steps", None, prefix="trace_all.")
 
 
 def _condition(i, c):

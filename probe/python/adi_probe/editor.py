@@ -1,6 +1,6 @@
 """Helpers the DAP proxy evaluates in a thread an editor (VS Code) paused, through debugpy.
 
-- ``stop()``: the invocation (idx in T, as in calls.jsonl) of the innermost user frame of the
+- ``stop()``: the invocation (idx in T, as in calls.bin) of the innermost user frame of the
   current thread, or -1 when it runs no user code; the records written so far are flushed
   first, so that T already holds that invocation when the proxy re-reads it.
 - ``flush()``: write every record queued so far; returns the bytes written in all.

@@ -30,9 +30,9 @@ import os
 import sys
 import threading
 
-from .output import esc
-from .recorder import E_FRAME, E_IDX, E_INFO, E_STEP, MONITOR, PROFILE, TRACE
-from .values import EXACT_SHORT
+from .output import RAW_TYPES
+from .recorder import (E_ARGS, E_CALLER, E_FP, E_FRAME, E_IDX, E_INFO, E_LINE, E_STATE, E_STEP,
+                       MONITOR, PROFILE, TRACE)
 
 
 class EngineError(Exception):
@@ -198,7 +198,7 @@ class MonitoringEngine:
         render = rec.values.render
         big = rec.values.big
         nbig = -big
-        plain = EXACT_SHORT
+        raw = RAW_TYPES
         local = threading.local()
         rec.stepper_started = self.stepping_started
         rec.stepper_ended = self.stepping_ended
@@ -217,7 +217,7 @@ class MonitoringEngine:
                 h = local.h
             except AttributeError:
                 h = new_thread()
-            h.call(getframe(1), "call", None)
+            h.call(getframe(1), "call", None, info)
 
         def resume(frame):
             if live_gens_get(frame) is not None:
@@ -267,13 +267,13 @@ class MonitoringEngine:
             e = stack[-1]
             if e[E_INFO] is not info or (rec.truncated is not None and e[E_FRAME] is not getframe(1)):
                 return
-            if info.plain and e[E_STEP] is None:
+            if not e[E_STATE]:
+                # fast path: a value returned by a frame with nothing else to do (see
+                # recorder.thread_hooks, whose TRACE-mode return is the same)
                 stack.pop()
                 t = type(value)
-                if (t is int and nbig < value < big) or t in plain:
-                    calls_append(f'["ret",{e[E_IDX]},"{repr(value)}"]')
-                else:
-                    calls_append(f'["ret",{e[E_IDX]},{esc(render(value))}]')
+                calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid, e[E_LINE], e[E_ARGS],
+                              e[E_FP], value if (t is int and nbig < value < big) or t in raw else render(value)))
             else:
                 h.leave("return", value)
 

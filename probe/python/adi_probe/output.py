@@ -1,20 +1,35 @@
-"""The run's output files: calls.jsonl and flt.jsonl (batched), result.json (atomic).
+"""The run's output files: calls.bin and flt.bin (batched), result.json (atomic).
 
-Recorders append records to ``Output.calls`` (each already JSON text) and ``Output.flt``
-(tuples, encoded at flush time). Both are plain lists: appending is atomic under the GIL, so
-every thread appends to the same list and the records keep the order in which they happened.
-``flush()`` takes what is there, writes it as one JSON array per line (one ``write`` per
-batch) and counts the bytes; once ``max_bytes`` is reached ``over_limit`` turns true and the
-recorder stops recording new calls and FLTs.
+Recorders append records to ``Output.calls`` and ``Output.flt``, both as tuples. Both queues
+are plain lists: appending is atomic under the GIL, so every thread appends to the same list.
+``flush()`` takes what is there and writes it as one batch (one ``write``), and counts the
+bytes; once ``max_bytes`` is reached ``over_limit`` turns true and the recorder stops
+recording new calls and FLTs.
+
+- calls.bin and flt.bin: after a header (``CALLS_MAGIC``, ``FLT_MAGIC``), each batch is a
+  4-byte little-endian length and ``marshal.dumps(records, 2)`` of that many bytes: a list of
+  tuples holding str, int, float, bool, None, bytes, and tuples, lists and dicts of those.
+  marshal is the cheapest serialisation the standard library has (about a fifth of the cost
+  of formatting the same record as JSON), and version 2 writes no back-references, so equal
+  records give equal bytes and the Go reader stays small. Values (arguments, returns, ΔS) may
+  be the value itself when it is an int, bool or None (``RAW_TYPES``; the reader writes its
+  repr), so the hot path does not format them.
 """
 
 import json
+import marshal
 import os
 import threading
 from json.encoder import encode_basestring_ascii
 
 encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 esc = encode_basestring_ascii  # a str as a JSON string literal
+
+CALLS_MAGIC = b"adi-calls 1\n"
+FLT_MAGIC = b"adi-flt 1\n"
+MARSHAL_VERSION = 2
+RAW_TYPES = frozenset((bool, type(None)))  # besides int: values written as themselves
+RAW_ARG_BOUND = 10 ** 63  # a raw int argument's repr fits the 64 characters of an "=..." fingerprint
 
 
 class Output:
@@ -31,8 +46,10 @@ class Output:
         self.closed = False
         self._lock = threading.Lock()
         # unbuffered: each batch is one write, and a forked child has no buffer to flush twice
-        self._calls_file = open(os.path.join(out_dir, "calls.jsonl"), "wb", buffering=0)
-        self._flt_file = open(os.path.join(out_dir, "flt.jsonl"), "wb", buffering=0)
+        self._calls_file = open(os.path.join(out_dir, "calls.bin"), "wb", buffering=0)
+        self._flt_file = open(os.path.join(out_dir, "flt.bin"), "wb", buffering=0)
+        self._write(self._calls_file, CALLS_MAGIC)
+        self._write(self._flt_file, FLT_MAGIC)
 
     def flush(self):
         """Write everything recorded so far (safe from any thread; no-op once closed)."""
@@ -41,21 +58,30 @@ class Output:
         try:
             if self.closed:
                 return
-            self._drain(self.calls, self._calls_file, True)
-            self._drain(self.flt, self._flt_file, False)
+            self._drain_calls()
+            self._drain_flt()
         finally:
             self._lock.release()
 
-    def _drain(self, queue, f, is_text):
+    def _drain_calls(self):
+        self._drain(self.calls, self._calls_file)
+
+    def _drain_flt(self):
+        self._drain(self.flt, self._flt_file)
+
+    def _drain(self, queue, f):
         n = len(queue)
         if not n:
             return
         batch = queue[:n]
         del queue[:n]  # records appended meanwhile sit after index n and stay
-        if is_text:
-            data = ("[" + ",".join(batch) + "]\n").encode("ascii")
-        else:
-            data = (encode(batch) + "\n").encode("ascii")
+        try:
+            payload = marshal.dumps(batch, MARSHAL_VERSION)
+        except ValueError:  # a bug put an object marshal cannot write in a record
+            payload = marshal.dumps([_marshalable(r) for r in batch], MARSHAL_VERSION)
+        self._write(f, len(payload).to_bytes(4, "little") + payload)
+
+    def _write(self, f, data):
         view = memoryview(data)
         while view:
             view = view[f.write(view):]
@@ -68,8 +94,8 @@ class Output:
         with self._lock:
             if self.closed:
                 return
-            self._drain(self.calls, self._calls_file, True)
-            self._drain(self.flt, self._flt_file, False)
+            self._drain_calls()
+            self._drain_flt()
             self.closed = True
             for f in (self._calls_file, self._flt_file):
                 try:
@@ -80,6 +106,21 @@ class Output:
     def write_result(self, result):
         """Write result.json atomically."""
         write_result(self.dir, result)
+
+
+def _marshalable(v):
+    """`v` with every value marshal cannot write replaced by its repr (a safety net)."""
+    t = type(v)
+    if t in (str, int, bool, float, bytes) or v is None:
+        return v
+    if t is tuple or t is list:
+        return tuple(_marshalable(x) for x in v)
+    if t is dict:
+        return {_marshalable(k): _marshalable(x) for k, x in v.items()}
+    try:
+        return "%s" % (repr(v),)
+    except Exception:
+        return "<unwritable>"
 
 
 def write_result(out_dir, result):

@@ -10,10 +10,27 @@ built by ``Recorder.thread_hooks``: ``call`` (a frame starts or resumes), ``loca
 own events: return, exception, line), ``profile`` and ``leave``. Only what is needed is kept in
 memory: the live stacks, per-code facts and the current output batch.
 
-A stack entry is a list ``[frame, idx, info, stepper, exc, n, exc_at]`` (the E_* indexes):
-the frame, its invocation idx, its CodeInfo, its Stepper (or None), the last exception
-raised in or propagated into it, its per-func index n, and, for generators, the offset of
-an exception that has not been caught yet (-1 when none).
+An invocation is written once, when it ends: one ``callret``/``callexc`` record with its call
+fields and outcome (PROTOCOL.md). One still running when a batch is written (``flush``) is
+written open (``call``, by ``open_live``) and its outcome follows as ``ret``/``exc``;
+generators are written open when they start. Records are tuples of raw fields (marshalled at
+flush time): an int, bool or None argument or return value is kept as the value itself.
+``trace_all`` (eager FLTs) starts a stepper for every new invocation while its step budget
+lasts (``eager_enter``); then ``_end_eager`` gives plain code objects their fast path back.
+
+A stack entry is a list ``[frame, idx, info, stepper, exc, n, exc_at, caller, line, args, fp,
+state]`` (the E_* indexes): the frame, its invocation idx, its CodeInfo, its Stepper (or None),
+the last exception raised in or propagated into it, its per-func index n, for generators the
+offset of an exception that has not been caught yet (-1 when none), the caller's idx, the
+caller's line, the arguments (a tuple or list of reprs, or of the values themselves for ints,
+bools and None: see output.py) and their fingerprint (None: "=" and the reprs; a str; or the
+marshalled canonical tokens of ``Values.args_lazy``, whose checksum the reader computes), and
+its state: FAST (a plain frame whose call record is not written yet: its exit writes one
+``callret`` record), SLOW (same, but entry and exit take the general path) or WRITTEN (the call
+record is written; the exit writes ``ret``/``exc``).
+
+idx and n are taken together in one C call (``CodeInfo.next_ids``, a ``zip`` of the global
+and the per-func counter), so n follows idx order without a lock; the reader derives n.
 
 Settrace/setprofile report a frame's exit as a 'return' event whose argument is None for an
 exception as well as for ``return None``; the opcode at ``f_lasti`` tells them apart
@@ -31,11 +48,12 @@ import weakref
 from functools import partial
 
 from . import usercode
-from .output import encode, esc
+from .output import RAW_ARG_BOUND, RAW_TYPES
 from .stepper import CodeFacts, Stepper, exc_message, exc_type_name
-from .values import EXACT_SHORT
+from .values import fp_text
 
-E_FRAME, E_IDX, E_INFO, E_STEP, E_EXC, E_N, E_EXC_AT = range(7)
+E_FRAME, E_IDX, E_INFO, E_STEP, E_EXC, E_N, E_EXC_AT, E_CALLER, E_LINE, E_ARGS, E_FP, E_STATE = range(12)
+FAST, SLOW, WRITTEN = 0, 1, 2  # E_STATE values
 TRACE, PROFILE, MONITOR = "trace", "profile", "monitor"  # how a thread's hooks receive events
 
 _GEN_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
@@ -47,24 +65,25 @@ _YIELD_REPORTS_NEXT = sys.version_info >= (3, 13)
 class CodeInfo:
     """What the recorder knows about one user code object."""
 
-    __slots__ = ("cid", "func", "next_n", "argnames", "argkeys", "nargs", "arg0", "key0",
-                 "is_gen", "plain", "first_lasti", "ret_offsets", "yield_offsets", "watch", "code",
-                 "facts", "stmts_sent")
+    __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
+                 "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
+                 "watch", "code", "facts", "stmts_sent", "lines")
 
-    def __init__(self, cid, func, next_n, code, watch):
+    def __init__(self, cid, func, next_ids, code, watch, is_import=False):
         self.cid = cid
         self.func = func
-        self.next_n = next_n
+        self.next_ids = next_ids  # () -> (idx, n), taken together (see Recorder.classify)
         self.code = code
         keys = usercode.argnames(code)
         self.argkeys = tuple(keys)
         self.argnames = tuple(k.lstrip("*") for k in keys)
         self.nargs = len(keys)
         self.arg0 = self.argnames[0] if keys else None
-        self.key0 = esc(keys[0]) if keys else None  # the first parameter as a JSON string
         self.is_gen = bool(code.co_flags & _GEN_FLAGS)
         self.watch = watch
-        self.plain = not self.is_gen and watch is None  # returns need no bookkeeping
+        self.is_import = is_import  # the body of a module being imported (not the main module)
+        self.plain = not self.is_gen and watch is None and not is_import  # nothing to do at entry/exit
+        self.state0 = FAST if self.plain else SLOW  # E_STATE of a new entry
         self.facts = None
         self.stmts_sent = False
         rets, yields, first = set(), set(), -1
@@ -83,6 +102,29 @@ class CodeInfo:
         self.ret_offsets = frozenset(rets)
         self.yield_offsets = frozenset(yields)
         self.first_lasti = first
+        self.lines = _line_table(code)
+
+
+def _line_table(code):
+    """byte offset -> line of each instruction of `code` (0: none), as a list.
+
+    A caller's line at a call is ``lines[frame.f_lasti]``: ``frame.f_lineno`` computes the same
+    from the location table, which costs 0.1 µs in a small function and several µs far into a
+    big one on 3.11/3.12, on every call.
+    """
+    n = len(code.co_code)
+    table = [0] * (n + 2)
+    if hasattr(code, "co_lines"):  # 3.10+
+        for start, end, line in code.co_lines():
+            if line is not None and end > start:
+                table[start:end] = [line] * (end - start)
+    else:
+        starts = [(off, line) for off, line in dis.findlinestarts(code) if line]
+        for i, (off, line) in enumerate(starts):
+            end = starts[i + 1][0] if i + 1 < len(starts) else n
+            if end > off:
+                table[off:end] = [line] * (end - off)
+    return table
 
 
 class Watch:
@@ -131,10 +173,15 @@ class Recorder:
         self.threads = {}
         self.live_gens = {}
         self.limit = [cfg.max_calls]  # first idx that is not recorded
+        self.stopped = [False]  # True once a limit stopped the recording of calls
         self.truncated = None
         self.trunc_at = 0
         self.unrecorded_calls = 0
         self.divergence = None
+        self.main_code = None  # the code object of the main module (runner sets it)
+        self.importing = values.importing  # [count] of user modules being imported (values.py)
+        # eager FLTs (config trace_all): [steps left] while every new invocation is traced, else None
+        self.eager = [cfg.trace_all] if cfg.trace_all else None
         self.stepper_started = None  # engine callbacks (sys.monitoring enables LINE events)
         self.stepper_ended = None
         self.internal_errors = []
@@ -143,7 +190,6 @@ class Recorder:
         self._next_tid = itertools.count()
         self._counters = {}
         self._lock = threading.RLock()
-        self._order = threading.Lock()  # keeps call records in idx order across threads
         self._watches = {}
         for sel in cfg.trace:
             w = self._watch(sel.func)
@@ -191,10 +237,15 @@ class Recorder:
                 return False
             counter = self._counters.get(func)
             if counter is None:
-                counter = self._counters[func] = itertools.count(1).__next__
-            info = CodeInfo(next(self._next_cid), func, counter, code, self._watches.get(func))
-            self.out.calls.append(encode(("code", info.cid, func, path, code.co_firstlineno,
-                                          info.argkeys)))
+                counter = self._counters[func] = itertools.count(1)
+            # zip takes the next idx and the next n in one C call, so no other thread can take
+            # an idx in between: n follows idx order within a func without a lock
+            ids = zip(self._next_idx, counter).__next__
+            info = CodeInfo(next(self._next_cid), func, ids, code, self._watches.get(func),
+                            code.co_name == "<module>" and code is not self.main_code)
+            if self.eager is not None and self.eager[0] > 0:
+                info.state0 = SLOW  # every entry goes through enter_slow while eager FLTs last
+            self.out.calls.append(("code", info.cid, func, path, code.co_firstlineno, info.argkeys))
             self.codes[key] = info
             return info
 
@@ -216,7 +267,7 @@ class Recorder:
         with self._lock:
             if ts.tid < 0:
                 ts.tid = next(self._next_tid)
-                self.out.calls.append(encode(("thread", ts.tid, ts.name)))
+                self.out.calls.append(("thread", ts.tid, ts.name))
         return ts.tid
 
     # -- the per-thread hooks -----------------------------------------------------------------
@@ -233,60 +284,66 @@ class Recorder:
         "exception"; `value` is the returned value or the exception).
 
         These run for every call of the target, so they are written for speed: closures over
-        local bindings, records formatted as JSON text right away (no per-record work at flush
-        time and nothing for the garbage collector to track), and a fast path for the common
-        case of scalar arguments and return values, whose repr needs no escaping.
+        local bindings, no lock (``CodeInfo.next_ids`` hands out idx and n together), one
+        record per invocation written when it ends (``callret``/``callexc``; see
+        ``Recorder.open_live`` for invocations still active at a flush) as a tuple of raw
+        fields that is marshalled at flush time (no formatting on the hot path), the caller's
+        line from a per-code table (``CodeInfo.lines``), and a fast path for the common case
+        of one int/bool/None argument and a plain return.
         """
         rec = self
         out = self.out
         calls_append = out.calls.append
         codes_get = self.codes.get
         classify = self.classify
-        next_idx = self._next_idx.__next__
         live_gens = self.live_gens
         live_gens_get = live_gens.get
         render = self.values.render
-        args_of = self.values.args
+        args_of = self.values.args_lazy
         big = self.values.big
         nbig = -big
-        plain = EXACT_SHORT
+        small = min(big, RAW_ARG_BOUND)
+        nsmall = -small
+        raw = RAW_TYPES
         limit = self.limit
         stack = ts.stack
         push = stack.append
         pop = stack.pop
         msg_limit = self.values.limit
-        acquire = self._order.acquire
-        release = self._order.release
+        importing = self.importing
+        eager = self.eager
+        stopped = self.stopped
         current = [mode]
         tid = ts.tid
 
-        def call(frame, event, arg):
+        def call(frame, event, arg, info=None):
             nonlocal tid
-            code = frame.f_code
-            info = codes_get(_id(code))
-            if info is None:
-                info = classify(code, frame)
-            if info is False:
-                return None
+            if info is None:  # (sys.monitoring passes the CodeInfo it already looked up)
+                code = frame.f_code
+                info = codes_get(_id(code))
+                if info is None:
+                    info = classify(code, frame)
+                if info is False:
+                    return None
             if info.is_gen:
                 e = live_gens_get(frame)
                 if e is not None:
                     push(e)
                     e[E_EXC_AT] = -1
-                    calls_append(f'["resume",{e[E_IDX]}]')
+                    calls_append(("resume", e[E_IDX]))
                     st = e[E_STEP]
                     if st is not None:
                         st.resume(frame)
                     return attach(frame, e)
                 if frame.f_lasti != info.first_lasti:
                     return None  # resumption of a generator that is not recorded
-            if rec.truncated is not None:
-                rec.unrecorded(next_idx())
+            if stopped[0]:  # past a limit: only counted (no args rendered)
+                rec.unrecorded(info.next_ids()[0])
                 return None
             if stack:
                 ce = stack[-1]
                 caller = ce[E_IDX]
-                line = ce[E_FRAME].f_lineno
+                line = ce[E_INFO].lines[ce[E_FRAME].f_lasti]
                 st = ce[E_STEP]
             else:
                 caller = -1
@@ -294,62 +351,63 @@ class Recorder:
                 st = None
                 if tid < 0:
                     tid = rec.announce(ts)
-            # the arguments are rendered first: that may run user code (__repr__), which
-            # must not happen while holding the lock below
+            # the arguments are rendered first: that may run user code (__repr__)
             nargs = info.nargs
-            r = pairs = None
             if nargs == 1:
-                v = frame.f_locals[info.arg0]
-                t = type(v)
-                if (t is int and nbig < v < big) or t in plain:
-                    r = repr(v)
-                    fp = "=" + r
+                a = frame.f_locals[info.arg0]
+                t = type(a)
+                if (t is int and nsmall < a < small) or t in raw:
+                    a = (a,)  # the value itself (see E_ARGS); fp is "=" + its repr
+                    fp = None
                 else:
-                    reprs, fp = args_of((v,))
-                    pairs = ((info.argkeys[0], reprs[0]),)
+                    a, fp = args_of((a,))
             elif nargs == 0:
-                fp = "="
+                a = ()
+                fp = None
             else:
                 loc = frame.f_locals
-                reprs, fp = args_of([loc[a] if a in loc else _UNBOUND for a in info.argnames])
-                pairs = tuple(zip(info.argkeys, reprs))
-            # idx, n and the record's place in the file are taken together, so call records
-            # stay in idx order when several threads run user code
-            acquire()
-            try:
-                idx = next_idx()
-                if idx >= limit[0]:
-                    n = -1
-                else:
-                    n = info.next_n()
-                    if r is not None:
-                        calls_append(f'["call",{idx},{info.cid},{n},{caller},{tid},{line},[[{info.key0},"{r}"]],"={r}"]')
-                    elif pairs is None:
-                        calls_append(f'["call",{idx},{info.cid},{n},{caller},{tid},{line},[],"="]')
-                    else:
-                        calls_append(encode(("call", idx, info.cid, n, caller, tid, line, pairs, fp)))
-            finally:
-                release()
-            if n < 0:
+                a, fp = args_of([loc[k] if k in loc else _UNBOUND for k in info.argnames])
+            idx, n = info.next_ids()  # one C call: atomic across threads
+            if idx >= limit[0]:
                 rec.unrecorded(idx)
                 return None
             if st is not None:
                 st.add_callee(idx)
                 if current[0] is PROFILE and ce[E_FRAME].f_trace is not st.wrapper:
                     rec.attach_local(ce[E_FRAME], ce, local)  # a debugger replaced our tracer
-            e = [frame, idx, info, None, None, n, -1]
+            e = [frame, idx, info, None, None, n, -1, caller, line, a, fp, info.state0]
             push(e)
-            if info.is_gen:
-                live_gens[frame] = e
-            if info.watch is not None:
-                rec.watch_enter(ts, e, fp)
+            if e[E_STATE]:
+                enter_slow(frame, e, info)
             if idx & _FLUSH_MASK == _FLUSH_MASK:
                 rec.flush()
-            if current[0] is TRACE:
+            m = current[0]
+            if m is TRACE:
                 if e[E_STEP] is None:
                     frame.f_trace_lines = False
                 return local
-            return attach(frame, e)
+            if m is PROFILE:
+                ft = frame.f_trace
+                if ft is None and e[E_STEP] is None:  # attach_local's common case, inline
+                    frame.f_trace = local
+                    frame.f_trace_lines = False
+                else:
+                    rec.attach_local(frame, e, local)
+            return None
+
+        def enter_slow(frame, e, info):
+            """Entry of a frame that is not plain: a generator, an import, a watched func."""
+            if info.is_gen:
+                # a generator's call is written at once: it outlives batches (yield/resume)
+                e[E_STATE] = WRITTEN
+                calls_append(("call", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP]))
+                live_gens[frame] = e
+            if info.is_import:
+                importing[0] += 1
+            if info.watch is not None:
+                rec.watch_enter(ts, e)
+            if eager is not None and e[E_STEP] is None and eager[0] > 0:
+                rec.eager_enter(e)
 
         def attach(frame, e):
             """TRACE: return the local tracer. PROFILE: install it on the frame. MONITOR: nothing."""
@@ -367,14 +425,13 @@ class Recorder:
                 if current[0] is TRACE and stack:
                     e = stack[-1]
                     if e[E_FRAME] is frame:
-                        if arg is not None and e[E_STEP] is None and e[E_INFO].plain:
+                        if arg is not None and not e[E_STATE]:
                             # fast path: a value returned by a frame with nothing else to do
                             pop()
                             t = type(arg)
-                            if (t is int and nbig < arg < big) or t in plain:
-                                calls_append(f'["ret",{e[E_IDX]},"{repr(arg)}"]')
-                            else:
-                                calls_append(f'["ret",{e[E_IDX]},{esc(render(arg))}]')
+                            calls_append(("callret", e[E_IDX], e[E_INFO].cid, e[E_CALLER], tid, e[E_LINE],
+                                          e[E_ARGS], e[E_FP],
+                                          arg if (t is int and nbig < arg < big) or t in raw else render(arg)))
                         else:
                             exit_event(frame, arg)
             elif event == "line":
@@ -421,28 +478,37 @@ class Recorder:
             st = e[E_STEP]
             if kind == "return":
                 t = type(value)
-                if (t is int and nbig < value < big) or t in plain:
-                    calls_append(f'["ret",{idx},"{repr(value)}"]')
+                r = value if (t is int and nbig < value < big) or t in raw else render(value)
+                if e[E_STATE] == WRITTEN:
+                    calls_append(("ret", idx, r))
                 else:
-                    calls_append(f'["ret",{idx},{esc(render(value))}]')
+                    calls_append(("callret", idx, info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP], r))
             elif kind == "yield":
                 r = render(value)
                 frame = e[E_FRAME]
-                calls_append(encode(("yield", idx, r, frame.f_lineno)))
+                calls_append(("yield", idx, r, frame.f_lineno))
                 if st is not None:
                     st.suspend(frame, r)
                 if len(out.calls) > _FLUSH_MASK:
                     rec.flush()
                 return
-            elif value is None:
-                calls_append(encode(("exc", idx, "<unknown>", "exception not observed",
-                                     e[E_FRAME].f_lineno)))
             else:
-                t = value if isinstance(value, type) else type(value)
-                msg = "" if value is t else exc_message(value, msg_limit)
-                calls_append(encode(("exc", idx, exc_type_name(t), msg, e[E_FRAME].f_lineno)))
+                line = e[E_FRAME].f_lineno
+                if value is None:
+                    name, msg = "<unknown>", "exception not observed"
+                else:
+                    t = value if isinstance(value, type) else type(value)
+                    name = exc_type_name(t)
+                    msg = "" if value is t else exc_message(value, msg_limit)
+                if e[E_STATE] == WRITTEN:
+                    calls_append(("exc", idx, name, msg, line))
+                else:
+                    calls_append(("callexc", idx, info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP],
+                                  name, msg, line))
             if info.is_gen:
                 live_gens.pop(e[E_FRAME], None)
+            if info.is_import:
+                importing[0] -= 1
             if st is not None:
                 st.finish(e[E_FRAME], kind)
                 if rec.stepper_ended is not None:
@@ -455,7 +521,16 @@ class Recorder:
                 call(frame, event, arg)
             elif event == "return":
                 if stack and stack[-1][E_FRAME] is frame:
-                    exit_event(frame, arg)
+                    e = stack[-1]
+                    if arg is not None and not e[E_STATE]:
+                        # fast path, as in local()
+                        pop()
+                        t = type(arg)
+                        calls_append(("callret", e[E_IDX], e[E_INFO].cid, e[E_CALLER], tid, e[E_LINE],
+                                      e[E_ARGS], e[E_FP],
+                                      arg if (t is int and nbig < arg < big) or t in raw else render(arg)))
+                    else:
+                        exit_event(frame, arg)
                     if stack:
                         e = stack[-1]
                         st = e[E_STEP]
@@ -513,18 +588,47 @@ class Recorder:
     def unrecorded(self, idx):
         """A call that is not recorded (past max_calls, or after max_bytes was reached)."""
         with self._lock:
+            self.stopped[0] = True
             if self.truncated is None:
                 self.truncated = "max_bytes" if self.out.over_limit else "max_calls"
                 self.trunc_at = idx
-                self.out.calls.append('["trunc",%d]' % idx)
+                self.out.calls.append(("trunc", idx))
+            elif idx < self.trunc_at:  # another thread took a smaller idx meanwhile
+                self.trunc_at = idx
             self.unrecorded_calls += 1
 
     def calls_recorded(self):
         """How many call records were written (at the end of the run)."""
         return self.trunc_at if self.truncated else next(self._next_idx)
 
+    def open_live(self):
+        """Queue a ``call`` record for every live invocation whose call is not written yet.
+
+        Runs before each batch is written, so that a batch never names an invocation (as a
+        caller, or in an FLT) whose call record is in no batch: an invocation still running
+        when its first batch is written is written "open" and its outcome follows later as
+        ``ret``/``exc``. Below an entry already written, every entry of that stack was written
+        too (it was live at that earlier flush), so the walk stops there; generator entries are
+        written at entry and do not stop it.
+        """
+        calls_append = self.out.calls.append
+        for ts in list(self.threads.values()):
+            stack = ts.stack
+            for e in stack[::-1]:
+                if e[E_STATE] == WRITTEN:
+                    if e[E_INFO].is_gen:
+                        continue
+                    break
+                e[E_STATE] = WRITTEN
+                calls_append(("call", e[E_IDX], e[E_INFO].cid, e[E_CALLER], ts.tid, e[E_LINE], e[E_ARGS],
+                              e[E_FP]))
+
     def flush(self):
         """Write the queued records; once max_bytes is reached, stop recording calls."""
+        try:
+            self.open_live()
+        except Exception as exc:
+            self.internal_error("writing open calls", exc)
         try:
             self.out.flush()
         except OSError as exc:
@@ -544,10 +648,10 @@ class Recorder:
         if len(self.internal_errors) < 5:
             self.internal_errors.append("%s: %s: %s" % (where, type(exc).__name__, exc))
 
-    def watch_enter(self, ts, e, fp):
+    def watch_enter(self, ts, e):
         """Entry of a watched func: check expectations, evaluate conditions, maybe start an FLT."""
         try:
-            self._watch_enter(ts, e, fp)
+            self._watch_enter(ts, e, _fp_text(e))
         except Exception as exc:
             self.internal_error("checking %s#%d at entry" % (e[E_INFO].func, e[E_N]), exc)
 
@@ -589,7 +693,27 @@ class Recorder:
         if traced or buffered:
             self._start_stepper(e, buffered)
 
+    def eager_enter(self, e):
+        """trace_all: trace this invocation too, or end eager FLTs when their budget is spent."""
+        try:
+            if self.eager[0] <= 0 or self.out.over_limit:
+                self._end_eager()
+            else:
+                self._start_stepper(e, False)
+        except Exception as exc:
+            self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
+
+    def _end_eager(self):
+        """The eager budget is spent: plain code objects get their fast path back."""
+        self.eager[0] = 0
+        with self._lock:
+            for info in list(self.codes.values()):
+                if info:
+                    info.state0 = FAST if info.plain else SLOW
+
     def _start_stepper(self, e, buffered):
+        if buffered and self.eager is not None and self.eager[0] > 0:
+            buffered = False  # eager FLTs keep every FLT anyway
         info = e[E_INFO]
         if info.facts is None:
             info.facts = CodeFacts(info.code)
@@ -598,8 +722,10 @@ class Recorder:
         else:
             self._send_stmts(info)
             sink = self.out.flt
+        if e[E_STATE] == FAST:
+            e[E_STATE] = SLOW
         e[E_STEP] = Stepper(e[E_IDX], info.facts, e[E_FRAME], sink, self.values,
-                            self.cfg.max_steps, buffered, self.flush, self.internal_error)
+                            self.cfg.max_steps, buffered, self.flush, self.internal_error, self.eager)
         if self.stepper_started is not None:
             self.stepper_started(e)
 
@@ -667,6 +793,7 @@ class Recorder:
 
     def finish_unfinished(self):
         """Close the FLTs of frames still live when the run ends (kind "unfinished")."""
+        self.open_live()
         seen = set()
         entries = []
         for ts in list(self.threads.values()):
@@ -719,6 +846,14 @@ class Chain:
                 inner = result
             self.inner = inner
         return self
+
+
+def _fp_text(e):
+    """The argument fingerprint of an entry as a string (E_FP: see the module docstring)."""
+    fp = e[E_FP]
+    if fp is None:
+        return "=" + ", ".join(a if type(a) is str else repr(a) for a in e[E_ARGS])
+    return fp_text(fp)
 
 
 def _describe_call(chain, fp):

@@ -12,7 +12,9 @@ The target sees the ``sys.argv``, ``sys.path[0]``, ``__main__`` module (``__name
 - code (``python -c``): ``sys.argv[0]`` is ``-c`` and ``sys.path[0]`` is ``''``.
 
 Stdin comes from the config's file (dup'ed onto fd 0). An uncaught exception prints its
-traceback through ``sys.excepthook`` without the probe's frames and exits with 1;
+traceback through ``sys.excepthook`` without the probe's frames and exits with 1 (under pydevd
+it is re-raised after being recorded, so that the debugger's "uncaught" filter sees it as in a
+plain debugpy run, and python prints it, through a hook that leaves the probe's frames out);
 ``SystemExit`` codes are kept (a non-int code is printed and gives 1). The result is written
 by an ``atexit`` handler registered before the target runs, so it runs last: after the
 target's non-daemon threads were joined and its own atexit handlers ran. ``os._exit`` is
@@ -190,6 +192,7 @@ class Run:
         try:
             if kind == "source":
                 code = compile(what, filename, "exec", dont_inherit=True)
+                self.rec.main_code = code
                 exec(code, main.__dict__)
             else:
                 try:
@@ -197,11 +200,22 @@ class Run:
                 except ImportError as exc:
                     return self.launch_failed("cannot run module %s: %s" % (what, exc))
                 sys.argv[0] = spec.origin
+                self.rec.main_code = code
                 runpy._run_code(code, main.__dict__, None, "__main__", spec)
         except SystemExit as exc:
             return self._system_exit(exc)
         except BaseException as exc:
-            return self._uncaught(exc)
+            debugged = _debugger_present()
+            code = self._uncaught(exc, show=not debugged)
+            if debugged:
+                # Under a debugger (pydevd, under debugpy) the exception goes on to the top, as in
+                # a plain run: the debugger's "uncaught" exception filter stops there, then python
+                # prints it (without the probe's frames) and exits with 1. Records are flushed so
+                # that what the run did so far is readable while the debugger holds it.
+                self.rec.flush()
+                sys.excepthook = _hiding_probe_frames(sys.excepthook)
+                raise
+            return code
         return 0
 
     def _system_exit(self, exc):
@@ -220,19 +234,21 @@ class Run:
         self.exit = {"kind": "exit", "code": status, "exception": None}
         return status
 
-    def _uncaught(self, exc):
+    def _uncaught(self, exc, show=True):
+        """Record how the target ended; `show`: print the traceback as python does."""
         tb = _strip_probe_frames(exc.__traceback__)
         exc.__traceback__ = tb
         import traceback
         text = "".join(traceback.format_exception(type(exc), exc, tb))
-        try:
-            sys.excepthook(type(exc), exc, tb)
-        except Exception:
-            sys.stderr.write(text)
-        try:
-            sys.stderr.flush()
-        except Exception:
-            pass
+        if show:
+            try:
+                sys.excepthook(type(exc), exc, tb)
+            except Exception:
+                sys.stderr.write(text)
+            try:
+                sys.stderr.flush()
+            except Exception:
+                pass
         file, line = _where(exc, tb)
         limit = self.values.limit
         self.exit = {"kind": "exception", "code": 130 if isinstance(exc, KeyboardInterrupt) else 1,
@@ -329,6 +345,44 @@ def _strip_probe_frames(tb):
             break
         tb = tb.tb_next
     return tb
+
+
+def _debugger_present():
+    """True when pydevd (debugpy's debugger) debugs this process."""
+    mod = sys.modules.get("pydevd")
+    try:
+        return mod is not None and mod.get_global_debugger() is not None
+    except Exception:
+        return False
+
+
+def _hiding_probe_frames(hook):
+    """sys.excepthook `hook`, printing tracebacks without the probe's frames (anywhere in them)."""
+    def excepthook(exc_type, exc, tb):
+        tb = _without_probe_frames(tb)
+        try:
+            exc.__traceback__ = tb
+        except Exception:
+            pass
+        return hook(exc_type, exc, tb)
+    return excepthook
+
+
+def _without_probe_frames(tb):
+    prefix = PROBE_DIR + os.sep
+    head = prev = None
+    while tb is not None:
+        fname = tb.tb_frame.f_code.co_filename
+        if not (fname.startswith(prefix) or fname == RUN_SCRIPT):
+            if prev is None:
+                head = tb
+            else:
+                prev.tb_next = tb
+            prev = tb
+        tb = tb.tb_next
+    if prev is not None:
+        prev.tb_next = None
+    return head
 
 
 def _where(exc, tb):

@@ -30,6 +30,7 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 import dis
 
 from . import source
+from .output import RAW_TYPES
 from .values import SCALARS as _SCALARS
 
 EMPTY = ()
@@ -76,7 +77,7 @@ class CodeFacts:
         self._positions = None
 
     def statements(self):
-        """line -> text for the ``stmts`` record: every statement of this code object."""
+        """line -> text for the ``stmts`` record: every statement of this code object (int keys)."""
         lines = {ln for _, ln in dis.findlinestarts(self.code) if ln}
         if self.keys and self.code.co_firstlineno not in self.keys:
             lines.discard(self.code.co_firstlineno)  # the ``def`` line of a function
@@ -88,7 +89,7 @@ class CodeFacts:
                 if text is None:
                     text = source.source_line(self.code.co_filename, key)
                 out[key] = text
-        return {str(k): out[k] for k in sorted(out)}
+        return {k: out[k] for k in sorted(out)}
 
     def in_comprehension(self, key, lasti):
         """True when the instruction at `lasti` lies inside a comprehension of statement `key`."""
@@ -110,7 +111,7 @@ class CodeFacts:
 class Stepper:
     """The statement trace of one invocation (see the module docstring)."""
 
-    def __init__(self, idx, facts, frame, sink, values, max_steps, buffered, flush, on_error):
+    def __init__(self, idx, facts, frame, sink, values, max_steps, buffered, flush, on_error, budget=None):
         self.idx = idx
         self.facts = facts
         self.keys = facts.keys
@@ -118,8 +119,11 @@ class Stepper:
         self.buffered = buffered    # True: an exit condition decides whether the FLT is kept
         self.flush = flush          # writes the FLT batch (called every _FLUSH_EVERY steps)
         self.render = values.render
+        self.value = values.value
+        self.big = values.big
         self.fingerprint = values.fingerprint
         self.max_steps = max_steps
+        self.budget = budget        # [steps left] of eager FLTs (trace_all), counted down per step
         self.msg_limit = values.limit
         self.on_error = on_error    # reports an internal error (recorder.internal_error)
         self.failed = False
@@ -314,36 +318,42 @@ class Stepper:
         else:
             self.sink.append(("step", self.idx, self.key, changes, self.callees, self.loop, self.ev))
             self.steps += 1
+            if self.budget is not None:
+                self.budget[0] -= 1
             if self.steps & _FLUSH_EVERY == 0 and not self.buffered:
                 self.flush()
         self.callees = EMPTY
         self.ev = _NO_EVENTS
 
     def _take_snapshot(self, frame):
-        render = self.render
+        value = self.value
         fingerprint = self.fingerprint
         snap = self.snap
         for name, v in frame.f_locals.items():
-            snap[name] = (v, fingerprint(v), render(v))
+            snap[name] = (v, fingerprint(v), value(v))
 
     def _diff(self, frame):
+        """ΔS of the step now ending; reprs are ints, bools and None themselves (output.py)."""
         loc = frame.f_locals
         snap = self.snap
         snap_get = snap.get
         render = self.render
         fingerprint = self.fingerprint
         scalars = _SCALARS
+        big = self.big
+        nbig = -big
+        raw = RAW_TYPES
         changes = []
         add = changes.append
         for name, v in loc.items():
             old = snap_get(name)
+            t = type(v)
             if old is None:
-                r = render(v)
+                r = v if (t is int and nbig < v < big) or t in raw else render(v)
                 snap[name] = (v, fingerprint(v), r)
                 add([name, None, r, "new"])
                 continue
             o = old[0]
-            t = type(v)
             if t in scalars:
                 if o is v or (type(o) is t and o == v):
                     continue
@@ -352,7 +362,7 @@ class Stepper:
                 f = fingerprint(v)
                 if f == old[1] and (o is v or t in _VALUE_TYPES):
                     continue
-            r = render(v)
+            r = v if (t is int and nbig < v < big) or t in raw else render(v)
             snap[name] = (v, f, r)
             add([name, old[2], r, "mod"])
         if len(snap) != len(loc):

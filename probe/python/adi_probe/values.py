@@ -1,6 +1,6 @@
 """Values as the probe reports and compares them: bounded reprs and fingerprints.
 
-- ``Values.render(v)``: the bounded repr written into calls.jsonl / flt.jsonl: at most
+- ``Values.render(v)``: the bounded repr written into calls.bin / flt.bin: at most
   ``repr_limit`` characters then ``...``; builtin containers over the limit are summarised
   with their length (``[0, 1, 2, ...] (len=100000)``); memory addresses (`` at 0x7f..``)
   become `` at 0x…`` and thread idents are dropped from thread reprs, so outputs are
@@ -8,7 +8,11 @@
   ``<repr failed: TypeError>``; cycles print as ``[...]``; numpy arrays use numpy's own
   printing with a small threshold (only when the target already imported numpy); rendering
   a container stops when it exceeds ``repr_time_ms`` (a single slow ``__repr__`` cannot be
-  interrupted).
+  interrupted). Instances of a type that keeps ``object.__repr__`` get a text computed once
+  per type. While a user module is being imported (``importing``), a ``__repr__`` written in
+  Python is not called: ``<mod.Type object: not shown during an import>`` (a repr there can
+  see half-initialised modules, and a failed import inside it, swallowed by the probe, leaves
+  the program's modules broken: sympy's own import did).
 - ``Values.fingerprint(v)``: what change detection (ΔS) compares, computed from the value and
   not from the bounded text: a nested tuple of the value's content. Scalars are themselves.
   Builtin containers, instances (their ``__dict__``/slots) and numpy arrays are walked up to
@@ -18,13 +22,19 @@
 - ``Values.args(values)``: reprs of call arguments plus ``fp``, a short deterministic string
   fingerprint of all argument values (no ids, no hash randomisation: stable across runs).
   For short exact scalars it is the argument list itself (``=1, 'a'``); otherwise a CRC of a
-  canonical bounded encoding (``#1a2b3c4d5e6f7a8b``).
+  canonical encoding (``#1a2b3c4d5e6f7a8b``, see ``canon``), one token per argument, bounded
+  and cheap because it runs on every call: scalars, short containers of scalars and the
+  scalar attributes of instances without a ``__repr__`` count with their values, other
+  values with their bounded repr. The recorder uses ``args_lazy``, which leaves formatting
+  and most of the checksum to the reader (PROTOCOL.md).
 """
 
+import marshal
 import re
 import sys
 import threading
 import time
+import types
 import zlib
 from collections import deque
 from itertools import islice
@@ -33,6 +43,8 @@ NoneType = type(None)
 SCALARS = frozenset((int, float, bool, NoneType, str, bytes, complex))
 EXACT_SHORT = frozenset((float, bool, NoneType, complex))
 FP_BUDGET = 256
+ARGS_FP_BUDGET = 32  # nodes an argument fingerprint walks (per call: it runs on every call)
+FP_INLINE = 256  # marshalled tokens up to this size go into the call record as they are
 _SUMMARY = 32  # room for a " (len=N)" summary past the repr limit
 _ADDR = re.compile(r" at 0x[0-9A-Fa-f]+")
 _THREAD_IDENT = re.compile(r" \d+(\)>)$")
@@ -44,6 +56,43 @@ def _bounded_int_repr(v):
         return repr(v)
     except ValueError:  # 3.11+: int too large to convert to str
         return "<int with %d bits>" % v.bit_length()
+
+
+def _default_repr(t, limit):
+    """The repr of every instance of `t` when `t` keeps ``object.__repr__`` (else None).
+
+    ``object.__repr__`` shows only the type and the address, which the probe masks anyway, so
+    it is the same text for every instance: computed once per type instead of calling repr
+    and masking the address on every call.
+    """
+    try:
+        if t.__repr__ is not object.__repr__:
+            return None
+        mod = t.__module__
+        qual = t.__qualname__
+    except Exception:
+        return None
+    if not isinstance(mod, str) or not isinstance(qual, str):
+        return None
+    text = "<%s object at 0x\u2026>" % (qual if mod == "builtins" else mod + "." + qual)
+    return _cut(text, limit)
+
+
+_python_reprs = {}
+
+
+def _python_repr(t):
+    """True when `t`'s __repr__ is written in Python (it can import, fail, change state)."""
+    try:
+        return _python_reprs[t]
+    except KeyError:
+        pass
+    try:
+        result = isinstance(t.__repr__, types.FunctionType)
+    except Exception:
+        result = True
+    _python_reprs[t] = result
+    return result
 
 
 def _cut(text, room):
@@ -61,8 +110,12 @@ class Values:
         self.limit = max(int(repr_limit), 8)
         self.time_budget = max(float(repr_time_ms), 0.1) / 1000.0
         self.fp_budget = fp_budget
+        self.args_budget = min(fp_budget, ARGS_FP_BUDGET)
         self.big = 10 ** min(self.limit - 1, 4000)  # ints within ±big have exact reprs within the limit
+        self._defaults = {}  # type -> its instances' repr when it is object's (no state), else None
+        self.importing = [0]  # user modules being imported now (the recorder counts them)
         self.render = self._make_render()
+        self.args_lazy = self._make_args_lazy()
 
     # -- rendering --------------------------------------------------------------------------
 
@@ -72,6 +125,9 @@ class Values:
         neg_big = -big
         exact_short = EXACT_SHORT
         slow = self._render_slow
+
+        defaults = self._defaults
+        defaults_get = defaults.get
 
         def render(v):
             t = type(v)
@@ -83,6 +139,12 @@ class Values:
             elif t is str and len(v) <= limit:
                 r = repr(v)
                 if len(r) <= limit:
+                    return r
+            else:
+                r = defaults_get(t, _MISSING)
+                if r is _MISSING:
+                    r = defaults[t] = _default_repr(t, limit)
+                if r is not None:
                     return r
             return slow(v)
         return render
@@ -113,13 +175,18 @@ class Values:
         np = sys.modules.get("numpy")
         if np is not None and isinstance(v, np.ndarray):
             return _cut(self._ndarray(np, v), room)
+        if self.importing[0] and _python_repr(t):
+            # a repr run in the middle of an import can see half-initialised modules, and its
+            # own failed imports (swallowed here) leave the program's modules broken (sympy)
+            return _cut("<%s object: not shown during an import>" % _type_name(t), room)
         try:
             r = repr(v)
         except Exception as exc:
             return _failed(exc)
         if not isinstance(r, str):
             return "<repr failed: TypeError>"
-        r = _ADDR.sub(" at 0x\u2026", r[: room * 4 + 64])
+        if " at 0x" in r:
+            r = _ADDR.sub(" at 0x\u2026", r[: room * 4 + 64])
         if isinstance(v, threading.Thread):
             r = _THREAD_IDENT.sub(r"\1", r)  # the ident changes from run to run
         return _cut(r, room)
@@ -256,90 +323,168 @@ class Values:
 
     def args(self, values):
         """(reprs, fp) for a call's argument values (see the module docstring)."""
+        reprs, fp = self.args_lazy(values)
+        reprs = [r if type(r) is str else repr(r) for r in reprs]
+        if fp is None:
+            return reprs, "=" + ", ".join(reprs)
+        return reprs, fp_text(fp)
+
+    def value(self, v):
+        """`v` itself when it is an int (within the repr limit), bool or None, else its repr."""
+        t = type(v)
+        if (t is int and -self.big < v < self.big) or t is bool or v is None:
+            return v
+        return self.render(v)
+
+    def _make_args_lazy(self):
+        limit = self.limit
+        big = self.big
+        neg_big = -big
         render = self.render
-        reprs = [render(v) for v in values]
-        exact = True
-        for v in values:
-            t = type(v)
-            if t not in EXACT_SHORT and not ((t is int and -self.big < v < self.big)
-                                             or (t is str and len(v) <= self.limit)):
+        defaults_get = self._defaults.get
+        exact_short = EXACT_SHORT
+        canon = self.canon
+
+        def args_lazy(values):
+            """(reprs, fp) for the recorder: reprs may hold ints, bools and None themselves
+            (output.py: the reader writes their repr); fp is None when it is "=" and the reprs
+            (all exact scalars, 64 characters at most), else ``fp_value`` of the canonical
+            tokens: the hot path does not format either."""
+            reprs = []
+            add = reprs.append
+            exact = True
+            for v in values:
+                t = type(v)
+                if t is int:
+                    if neg_big < v < big:
+                        add(v)
+                        continue
+                elif t is bool or v is None:
+                    add(v)
+                    continue
+                elif t is str:
+                    if len(v) <= limit:
+                        add(render(v))
+                        continue
+                elif t in exact_short:
+                    add(repr(v))
+                    continue
+                else:
+                    r = defaults_get(t)
+                    add(r if r is not None else render(v))
+                    exact = False
+                    continue
+                add(render(v))
                 exact = False
-                break
-        if exact:
-            text = ", ".join(reprs)
-            if len(text) <= 64:
-                return reprs, "=" + text
-        return reprs, self.stable_fp(values)
+            if exact:
+                text = ", ".join([r if type(r) is str else repr(r) for r in reprs])
+                if len(text) <= 64:
+                    return reprs, None
+                return reprs, fp_value(list(values))
+            return reprs, fp_value(canon(values, reprs))
+        return args_lazy
 
     def stable_fp(self, values):
-        """A deterministic CRC of a bounded canonical encoding of `values`."""
-        out = []
-        try:
-            self._canon(tuple(values), [self.fp_budget], set(), out)
-        except Exception as exc:
-            out.append("!" + type(exc).__name__)
-        data = "\x1f".join(out).encode("utf-8", "surrogatepass")
-        return "#%08x%08x" % (zlib.crc32(data), zlib.adler32(data))
+        """A deterministic CRC of a bounded canonical encoding of `values` ("#" + 16 hex digits)."""
+        return fp_text(fp_value(self.canon(values)))
 
-    def _canon(self, v, left, seen, out):
-        t = type(v)
-        if t is str:
-            out.append("s%d:%08x" % (len(v), zlib.crc32(v.encode("utf-8", "surrogatepass"))))
-            return
-        if t is bytes or t is bytearray:
-            out.append("b%d:%08x" % (len(v), zlib.crc32(v)))
-            return
-        if t is int:
-            out.append("i%x" % v)
-            return
-        if t in EXACT_SHORT:
-            out.append(t.__name__[0] + repr(v))
-            return
-        name = t.__module__ + "." + t.__qualname__
-        if t in _OPAQUE or isinstance(v, type):
-            out.append("o" + name + ":" + str(getattr(v, "__qualname__", getattr(v, "__name__", ""))))
-            return
-        left[0] -= 1
-        i = id(v)
-        if left[0] < 0 or i in seen:
-            out.append("~" + name)
-            return
-        seen.add(i)
-        try:
-            if t in (list, tuple, deque):
-                out.append("%s[%d" % (name, len(v)))
-                for x in islice(v, max(left[0], 0)):
-                    self._canon(x, left, seen, out)
-                out.append("]")
-            elif t is dict:
-                out.append("{%d" % len(v))
-                for k, x in islice(v.items(), max(left[0], 0)):
-                    self._canon(k, left, seen, out)
-                    self._canon(x, left, seen, out)
-                out.append("}")
-            elif t in (set, frozenset):
-                parts = []
-                for x in islice(v, max(left[0], 0)):
-                    sub = []
-                    self._canon(x, left, seen, sub)
-                    parts.append("\x1e".join(sub))
-                out.append("%s{%d" % (name, len(v)))
-                out.extend(sorted(parts))
-                out.append("}")
-            else:
-                np = sys.modules.get("numpy")
-                if np is not None and isinstance(v, np.ndarray):
-                    out.append("nd%r%s:%08x" % (v.shape, v.dtype, zlib.crc32(v.tobytes())))
-                    return
-                out.append("<" + name)
-                d = getattr(v, "__dict__", None)
-                if isinstance(d, dict):
-                    self._canon(d, left, seen, out)
-                for s in _slots(t):
-                    self._canon(getattr(v, s, None), left, seen, out)
-                out.append(">")
-        finally:
-            seen.discard(i)
+    def canon(self, values, reprs=None):
+        """The canonical tokens of argument `values` (a list of exact scalars and tuples).
+
+        One token per argument, cheap enough for every call: an exact scalar is itself; a
+        list, tuple or dict of at most ``args_budget`` scalars is one token with its items; an
+        instance of a type that keeps ``object.__repr__`` (whose repr shows nothing) is its
+        type name and its first ``args_budget`` attributes (scalars as themselves, lists and
+        tuples of scalars with their items, other values by type name and length); anything
+        else is its type name and its bounded repr (`reprs`, the argument reprs already made;
+        the repr of a value with its own ``__repr__`` shows its content).
+        """
+        out = []
+        add = out.append
+        budget = self.args_budget
+        defaults_get = self._defaults.get
+        render = self.render
+        for k, v in enumerate(values):
+            t = type(v)
+            if t in _CANON_SELF:
+                add(v)
+                continue
+            try:
+                if t is list or t is tuple:
+                    if len(v) <= budget and set(map(type, v)) <= _CANON_SELF:
+                        add(("[", _type_name(t), tuple(v)))
+                        continue
+                elif t is dict:
+                    if (len(v) <= budget and set(map(type, v.values())) <= _CANON_SELF
+                            and set(map(type, v)) <= _CANON_SELF):
+                        add(("{", tuple(v.items())))
+                        continue
+                elif defaults_get(t) is not None:
+                    d = getattr(v, "__dict__", None)
+                    if type(d) is dict:
+                        add(("<", _type_name(t), tuple([(a, x if type(x) in _CANON_SELF else _shallow(x))
+                                                        for a, x in islice(d.items(), budget)
+                                                        if type(a) is str]), len(d)))
+                        continue
+                r = reprs[k] if reprs is not None else render(v)
+                add(("r", _type_name(t), r if type(r) is str else repr(r)))
+            except Exception as exc:
+                add(("!", _type_name(t), "%s" % type(exc).__name__))
+        return out
+
+
+def _shallow(x):
+    """An attribute that is not a scalar, for an argument fingerprint: its items when it is a
+    short list or tuple of scalars, else its type name and length."""
+    t = type(x)
+    if (t is list or t is tuple) and len(x) <= ARGS_FP_BUDGET and set(map(type, x)) <= _CANON_SELF:
+        return ("[", tuple(x))
+    try:
+        n = len(x) if t in _SIZED else -1
+    except Exception:
+        n = -1
+    return ("t", _type_name(t), n)
+
+
+_SIZED = frozenset((list, tuple, dict, set, frozenset, deque, bytearray))
+
+
+def fp_value(tokens):
+    """The fingerprint of canonical tokens as a call record carries it: the bytes of
+    ``marshal.dumps(tuple(tokens), 2)`` when they are short (the reader computes the checksum,
+    see ``fp_text``), else the "#" string itself (so that records stay small)."""
+    try:
+        data = marshal.dumps(tuple(tokens), 2)
+    except ValueError:  # cannot happen: tokens are exact scalars and tuples
+        data = repr(tokens).encode("utf-8", "surrogatepass")
+    if len(data) <= FP_INLINE:
+        return data
+    return "#%08x%08x" % (zlib.crc32(data), zlib.adler32(data))
+
+
+def fp_text(fp):
+    """A fingerprint from ``fp_value`` as the "#" string: the CRC-32 and the Adler-32 (8 hex
+    digits each) of the marshalled tokens (version 2 writes no back-references, so equal tokens
+    give equal bytes)."""
+    if type(fp) is str:
+        return fp
+    return "#%08x%08x" % (zlib.crc32(fp), zlib.adler32(fp))
+
+
+_MISSING = object()
+_CANON_SELF = frozenset((int, bool, float, complex, str, bytes, NoneType))  # tokens as themselves
+_type_names = {}
+
+
+def _type_name(t):
+    """module.qualname of a type (cached)."""
+    try:
+        return _type_names[t]
+    except KeyError:
+        pass
+    name = "%s.%s" % (getattr(t, "__module__", "?"), getattr(t, "__qualname__", getattr(t, "__name__", "?")))
+    _type_names[t] = name
+    return name
 
 
 _slot_cache = {}

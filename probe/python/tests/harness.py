@@ -67,25 +67,44 @@ def record(target, python=None, engine=None, env=None, stdin_text=None, wrapper=
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _read_batches(path):
+def read_bin(path, magic):
+    """The records of calls.bin or flt.bin (PROTOCOL.md), and the file's raw bytes."""
+    import marshal
     records = []
     raw = b""
     if os.path.exists(path):
         with open(path, "rb") as f:
             raw = f.read()
-        for line in raw.splitlines():
-            records.extend(json.loads(line))
-    return records, raw
+        assert raw.startswith(magic), raw[:20]
+        pos = len(magic)
+        while pos < len(raw):
+            n = int.from_bytes(raw[pos:pos + 4], "little")
+            records.extend(marshal.loads(raw[pos + 4:pos + 4 + n]))
+            pos += 4 + n
+    return [list(r) for r in records], raw
+
+
+def value(v):
+    """A value field as its repr: an int, bool or None stands for itself."""
+    return v if type(v) is str else repr(v)
 
 
 class Invocation:
-    """One `call` record plus how it ended."""
+    """One invocation (a `call`, `callret` or `callexc` record) plus how it ended."""
 
     def __init__(self, rec, fields):
-        _, self.idx, self.cid, self.n, self.caller, self.tid, self.call_line, args, self.fp = fields
+        self.idx, self.cid, self.caller, self.tid, self.call_line, args, fp = fields[:7]
         self.func = rec.codes[self.cid][0]
-        self.fid = "%s#%d" % (self.func, self.n)
-        self.args = [tuple(a) for a in args]
+        self.n = None  # set in idx order by Recording
+        self.fid = None
+        reprs = [value(a) for a in args]
+        self.args = list(zip(rec.codes[self.cid][3], reprs))
+        if fp is None:
+            fp = "=" + ", ".join(reprs)
+        elif type(fp) is bytes:  # marshalled canonical tokens: the reader's checksum (PROTOCOL.md)
+            import zlib
+            fp = "#%08x%08x" % (zlib.crc32(fp), zlib.adler32(fp))
+        self.fp = fp
         self.outcome = None   # ("ret", repr) or ("exc", type, message, line)
         self.events = []      # ("yield", repr, line) / ("resume",)
 
@@ -97,8 +116,8 @@ class Recording:
         self.returncode = proc.returncode
         self.stdout = proc.stdout.decode("utf-8", "replace")
         self.stderr = proc.stderr.decode("utf-8", "replace")
-        self.calls_records, self.calls_raw = _read_batches(os.path.join(out, "calls.jsonl"))
-        self.flt_records, self.flt_raw = _read_batches(os.path.join(out, "flt.jsonl"))
+        self.calls_records, self.calls_raw = read_bin(os.path.join(out, "calls.bin"), b"adi-calls 1\n")
+        self.flt_records, self.flt_raw = read_bin(os.path.join(out, "flt.bin"), b"adi-flt 1\n")
         self.result = self.exec_result = None
         for attr, name in (("result", "result.json"), ("exec_result", "exec.json")):
             path = os.path.join(out, name)
@@ -108,28 +127,48 @@ class Recording:
         self.codes = {}
         self.threads = {}
         self.invocations = {}
-        self.order = []
         self.trunc = None
+        outcomes = []
         for r in self.calls_records:
             tag = r[0]
             if tag == "code":
-                self.codes[r[1]] = (r[2], r[3], r[4], r[5])
+                self.codes[r[1]] = (r[2], r[3], r[4], list(r[5]))
             elif tag == "thread":
                 self.threads[r[1]] = r[2]
-            elif tag == "call":
-                inv = Invocation(self, r)
-                self.invocations[inv.idx] = inv
-                self.order.append(inv)
-            elif tag == "ret":
-                self.invocations[r[1]].outcome = ("ret", r[2])
-            elif tag == "exc":
-                self.invocations[r[1]].outcome = ("exc", r[2], r[3], r[4])
-            elif tag == "yield":
-                self.invocations[r[1]].events.append(("yield", r[2], r[3]))
-            elif tag == "resume":
-                self.invocations[r[1]].events.append(("resume",))
+            elif tag in ("call", "callret", "callexc"):
+                inv = Invocation(self, r[1:])
+                first = self.invocations.get(r[1])
+                if first is not None:
+                    # written twice: open by a flush while another thread ended it (PROTOCOL.md)
+                    if tag == "call" or first.outcome is not None:
+                        continue
+                    inv.events = first.events
+                self.invocations[r[1]] = inv
+                if tag == "callret":
+                    inv.outcome = ("ret", value(r[8]))
+                elif tag == "callexc":
+                    inv.outcome = ("exc", r[8], r[9], r[10])
+            elif tag in ("ret", "exc", "yield", "resume"):
+                outcomes.append(r)
             elif tag == "trunc":
                 self.trunc = r[1]
+        for r in outcomes:
+            inv = self.invocations[r[1]]
+            if r[0] == "ret":
+                inv.outcome = ("ret", value(r[2]))
+            elif r[0] == "exc":
+                inv.outcome = ("exc", r[2], r[3], r[4])
+            elif r[0] == "yield":
+                inv.events.append(("yield", r[2], r[3]))
+            else:
+                inv.events.append(("resume",))
+        self.order = [self.invocations[i] for i in sorted(self.invocations)]
+        if [i.idx for i in self.order] != list(range(len(self.order))):
+            raise AssertionError("invocations missing: %s" % [i.idx for i in self.order])
+        counts = {}
+        for inv in self.order:
+            inv.n = counts[inv.func] = counts.get(inv.func, 0) + 1
+            inv.fid = "%s#%d" % (inv.func, inv.n)
         self.stmts = {}
         self.flts = {}
         for r in self.flt_records:
@@ -138,7 +177,10 @@ class Recording:
             elif r[0] == "begin":
                 self.flts[r[1]] = {"steps": [], "end": None}
             elif r[0] == "step":
-                self.flts[r[1]]["steps"].append(r[2:])
+                line, changes, callees, loop, ev = r[2:]
+                changes = [[c[0], None if c[3] == "new" else value(c[1]), None if c[3] == "del" else value(c[2]), c[3]]
+                           for c in changes]
+                self.flts[r[1]]["steps"].append([line, changes, list(callees), [list(x) for x in loop], ev])
             elif r[0] == "end":
                 self.flts[r[1]]["end"] = r[2:]
 
@@ -172,7 +214,7 @@ class Recording:
         texts = self.stmts[inv.cid]
         out = []
         for line, changes, callees, loop, ev in flt["steps"]:
-            out.append((line, texts.get(str(line)), [tuple(c) for c in changes],
+            out.append((line, texts.get(line), [tuple(c) for c in changes],
                         [self.fid(c) for c in callees], [tuple(x) for x in loop], ev))
         return out
 

@@ -181,22 +181,28 @@ class Coroutines(unittest.TestCase):
 
 
 class Threads(unittest.TestCase):
-    def test_concurrent_threads_keep_records_in_order(self):
+    def test_concurrent_threads_write_every_invocation_once(self):
         for engine in ENGINES:
             with self.subTest(engine=engine):
                 rec = record(script("threads_busy.py"), engine=engine)
                 self.assertEqual(rec.returncode, 0, rec.stderr)
-                calls = [r for r in rec.calls_records if r[0] == "call"]
-                self.assertEqual([r[1] for r in calls], list(range(len(calls))))
-                self.assertEqual(len(calls), 2 + 4 + 4 * 3000)
-                seen, last_n = set(), {}
+                # every invocation is written once (the harness checks that idx has no gap and
+                # numbers n in idx order); outcomes only name invocations that are written
+                starts = {}
                 for r in rec.calls_records:
-                    if r[0] == "call":
-                        seen.add(r[1])
-                        self.assertEqual(r[3], last_n.get(r[2], 0) + 1)  # n follows entry order
-                        last_n[r[2]] = r[3]
-                    elif r[0] in ("ret", "exc", "yield", "resume"):
-                        self.assertIn(r[1], seen)
+                    if r[0] in ("call", "callret", "callexc"):
+                        starts.setdefault(r[1], []).append(r[0])
+                self.assertEqual(sorted(starts), list(range(len(starts))))
+                self.assertEqual(len(starts), 2 + 4 + 4 * 3000)
+                for idx, tags in starts.items():
+                    # twice only when a flush in one thread raced the end in another (PROTOCOL.md)
+                    if len(tags) > 1:
+                        self.assertEqual(sorted(tags), ["call", "callret"], idx)
+                for r in rec.calls_records:
+                    if r[0] in ("ret", "exc", "yield", "resume"):
+                        self.assertIn(r[1], rec.invocations)
+                for inv in rec.order:
+                    self.assertIsNotNone(inv.outcome, inv.fid)
                 spins = [i for i in rec.order if i.func == "threads_busy:spin"]
                 self.assertEqual(sorted(i.tid for i in spins), [1, 2, 3, 4])
                 for inv in rec.order:

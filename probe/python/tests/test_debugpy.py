@@ -125,6 +125,79 @@ def debug(config, file, line, condition=None, timeout=30):
     return stops, proc.returncode, stderr
 
 
+def debug_uncaught(argv, timeout=30):
+    """Run `argv` under debugpy with the "uncaught" exception filter on; continue at each stop.
+
+    Returns [(reason, function, line, exception id, description)], the exit code and stderr.
+    """
+    port = free_port()
+    env = dict(os.environ, PYTHONHASHSEED="0", PYDEVD_DISABLE_FILE_VALIDATION="1", PYTHONDONTWRITEBYTECODE="1")
+    errors = tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, "-m", "debugpy", "--listen", "127.0.0.1:%d" % port,
+                             "--wait-for-client"] + list(argv), cwd=FIXTURES, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
+                            start_new_session=True)
+    stops = []
+    try:
+        dap = Dap(port, timeout)
+        dap.send("initialize", adapterID="adi-test", linesStartAt1=True, columnsStartAt1=True, pathFormat="path")
+        dap.send("attach", justMyCode=False)
+        dap.send("setExceptionBreakpoints", filters=["uncaught"])
+        dap.send("configurationDone")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            msg = dap.recv()
+            if msg is None or (msg.get("type") == "event" and msg["event"] in ("terminated", "exited")):
+                break
+            if msg.get("type") == "event" and msg["event"] == "stopped":
+                tid = msg["body"]["threadId"]
+                dap.send("stackTrace", threadId=tid, levels=1)
+                frame = dap.response("stackTrace")["body"]["stackFrames"][0]
+                dap.send("exceptionInfo", threadId=tid)
+                info = dap.response("exceptionInfo")["body"]
+                stops.append((msg["body"]["reason"], frame["name"], frame["line"], info.get("exceptionId"),
+                              info.get("description")))
+                dap.send("continue", threadId=tid)
+        dap.close()
+        proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    errors.seek(0)
+    stderr = errors.read().decode("utf-8", "replace")
+    errors.close()
+    return stops, proc.returncode, stderr
+
+
+@unittest.skipUnless(HAS_DEBUGPY, "debugpy is not installed for this Python")
+class UncaughtUnderDebugpy(unittest.TestCase):
+    """An exception the target does not catch reaches the debugger as in a plain debugpy run."""
+
+    def test_uncaught_filter_stops_and_result_says_exception(self):
+        path = os.path.join(FIXTURES, "uncaught.py")
+        plain = debug_uncaught([path])
+        self.assertEqual(plain[0], [("exception", "inner", 2, "KeyError", "'zz'")])
+        with tempfile.TemporaryDirectory() as tmp:
+            config = {"version": 1, "out": os.path.join(tmp, "out"), "root": FIXTURES,
+                      "target": {"mode": "script", "path": path, "argv": [], "stdin": None}}
+            config_path = os.path.join(tmp, "config.json")
+            with open(config_path, "w") as f:
+                json.dump(config, f)
+            stops, code, stderr = debug_uncaught([PROBE, config_path])
+            with open(os.path.join(tmp, "out", "result.json")) as f:
+                result = json.load(f)
+        self.assertEqual(stops, plain[0])
+        self.assertEqual(code, 1)
+        # printed once, as the plain run prints it: no probe frame in it
+        self.assertEqual(stderr, plain[2])
+        self.assertEqual(stderr.count("Traceback (most recent call last)"), 1)
+        self.assertEqual(result["exit"]["kind"], "exception")
+        self.assertEqual(result["exit"]["code"], 1)
+        self.assertEqual(result["exit"]["exception"]["type"], "KeyError")
+        self.assertTrue(result["complete"])
+
+
 @unittest.skipUnless(HAS_DEBUGPY, "debugpy is not installed for this Python")
 class UnderDebugpy(unittest.TestCase):
     def run_both(self, traced, line, condition=None, stops=()):
@@ -138,9 +211,9 @@ class UnderDebugpy(unittest.TestCase):
             with open(config_path, "w") as f:
                 json.dump(config, f)
             got, code, stderr = debug(config_path, path, line, condition)
-            with open(os.path.join(tmp, "out", "calls.jsonl"), "rb") as f:
+            with open(os.path.join(tmp, "out", "calls.bin"), "rb") as f:
                 calls = f.read()
-            with open(os.path.join(tmp, "out", "flt.jsonl"), "rb") as f:
+            with open(os.path.join(tmp, "out", "flt.bin"), "rb") as f:
                 flt = f.read()
             with open(os.path.join(tmp, "out", "result.json")) as f:
                 result = json.load(f)

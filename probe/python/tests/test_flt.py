@@ -279,7 +279,7 @@ class Statements(unittest.TestCase):
     def test_stmts_record(self):
         rec = traced("loops.py", "loops:countdown#1")
         cid = rec.get("loops:countdown#1").cid
-        self.assertEqual(rec.stmts[cid], {"28": "while n > 0:", "29": "n -= 1", "30": "return n"})
+        self.assertEqual(rec.stmts[cid], {28: "while n > 0:", 29: "n -= 1", 30: "return n"})
         self.assertEqual([r[0] for r in rec.flt_records], ["stmts", "begin", "step", "step", "step", "step",
                                                            "step", "step", "end"])
 

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import unittest
 
-from .harness import DEBIAN_PYTHON, FIXTURES, PROBE, code, module, record, script
+from .harness import ENGINES, DEBIAN_PYTHON, FIXTURES, PROBE, code, module, record, script
 
 FIX = FIXTURES
 
@@ -93,6 +93,22 @@ class Exits(unittest.TestCase):
                 self.assertEqual(rec.stderr, stderr)
                 self.assertEqual(rec.result["exit"], {"kind": "exit", "code": status, "exception": None})
                 self.assertEqual(rec.get("sysexit:leave#1").outcome[:2], ("exc", "SystemExit"))
+
+    def test_killed_run_is_readable_up_to_its_last_batch(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                rec = record(script("killed.py"), engine=engine)
+                self.assertEqual(rec.returncode, -9)
+                self.assertIsNone(rec.result)
+                # batches are written every 2048 calls: the last one before the kill ended at
+                # idx 4095; the harness checks that no idx is missing below the highest
+                self.assertEqual(len(rec.order), 4096)
+                self.assertEqual([i.fid for i in rec.order[:3]], ["killed:<module>#1", "killed:main#1",
+                                                                  "killed:work#1"])
+                for inv in rec.order[:3]:
+                    self.assertIsNone(inv.outcome)  # written open, never ended
+                self.assertEqual(rec.order[-1].fid, "killed:leaf#4093")
+                self.assertEqual(rec.order[-2].outcome, ("ret", "4091"))
 
     def test_uncaught_exception(self):
         rec = record(script("uncaught.py"))

@@ -1,0 +1,190 @@
+// Command adi-bench measures every performance figure adi claims and prints them as markdown
+// tables (package bench says what each is). `make bench` runs it through scripts/bench.sh, which
+// first runs the 50-session load benchmark and hands its output over with -load.
+//
+//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess] [-quick]
+//
+// Progress goes to stderr, the tables to stdout. A part that fails is reported under "Not
+// measured" and the others still run; the exit status is 1 when any part failed.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/bench"
+)
+
+func main() {
+	repo := flag.String("repo", ".", "adi's repository root (the probe's benchmark is read from it)")
+	reps := flag.Int("reps", 3, "repetitions of each whole-run timing (the best counts)")
+	load := flag.String("load", "", "output of `go test -bench Load50Sessions` to include")
+	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip (default all)")
+	quick := flag.Bool("quick", false, "fewer repetitions and steps (a smoke run, not for the README)")
+	level := flag.String("log-level", "warn", "log level for adi's own logs")
+	since := flag.Int64("since", 0, "unix time the whole benchmark began (scripts/bench.sh passes it; default now)")
+	flag.Parse()
+	start := time.Now()
+	if *since > 0 {
+		start = time.Unix(*since, 0)
+	}
+	os.Exit(run(start, *repo, *reps, *load, *only, *quick, *level))
+}
+
+func run(start time.Time, repo string, reps int, load, only string, quick bool, level string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	log := hclog.New(&hclog.LoggerOptions{Name: "adi-bench", Level: hclog.LevelFromString(level), Output: os.Stderr})
+	steps, stockSteps, latReps, rounds := 200, 20, 5, 3
+	if quick {
+		reps, steps, stockSteps, latReps, rounds = 1, 20, 5, 2, 1
+	}
+	env, err := bench.NewEnv(ctx, repo, reps, log)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "adi-bench:", err)
+		return 1
+	}
+	defer env.Close()
+	want := func(part string) bool {
+		if only == "" {
+			return true
+		}
+		for _, p := range strings.Split(only, ",") {
+			if strings.TrimSpace(p) == part {
+				return true
+			}
+		}
+		return false
+	}
+	progress := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "adi-bench [%s]: %s\n", time.Since(start).Round(time.Second), fmt.Sprintf(format, a...))
+	}
+
+	r := &bench.Report{Machine: env.Describe(ctx), Reps: env.Reps}
+	fib, err := env.Fib()
+	if err != nil {
+		r.Miss("workloads", err)
+	}
+	loop, err := env.Loop(50000)
+	if err != nil {
+		r.Miss("workloads", err)
+	}
+	sympy, err := env.Sympy(ctx)
+	if err != nil {
+		r.Miss("the sympy workload", err)
+	}
+	workloads := []*bench.Workload{fib, loop}
+	if sympy != nil {
+		workloads = append(workloads, sympy)
+	}
+
+	if want("inprocess") {
+		progress("in-process costs (fib(25), the 100k-statement FLT)")
+		if r.InProcess, err = env.InProcessCosts(ctx, rounds); err != nil {
+			r.Miss("in-process costs", err)
+		}
+		progress("fib(25) under debugpy, timed inside")
+		if r.Debugpy, err = env.DebugpyInProcess(ctx); err != nil {
+			r.Miss("debugpy in-process", err)
+		}
+	}
+	if want("wall") {
+		for _, w := range workloads {
+			progress("whole runs: %s", w.Name)
+			wt, err := env.Wall(ctx, w)
+			if err != nil {
+				r.Miss("whole runs of "+w.Name, err)
+				continue
+			}
+			r.Wall = append(r.Wall, wt)
+		}
+	}
+	if want("flt") {
+		progress("DAP single-stepping with the NODELAY fix (%d steps)", steps)
+		if r.Step, err = env.StepCost(ctx, false, steps); err != nil {
+			r.Miss("DAP stepping", err)
+		}
+		r.StepN = steps
+		progress("DAP single-stepping, stock debugpy (%d steps)", stockSteps)
+		if r.StepStock, err = env.StepCost(ctx, true, stockSteps); err != nil {
+			r.Miss("DAP stepping (stock)", err)
+		}
+		r.StepStockN = stockSteps
+		progress("DAP logpoints (50,000 messages)")
+		if r.Logpoint, r.LogMessages, err = env.LogpointCost(ctx, 50000); err != nil {
+			r.Miss("DAP logpoints", err)
+		}
+	}
+	if want("latency") || want("tokens") || want("flt") {
+		srv, err := env.StartServer()
+		if err != nil {
+			r.Miss("adi server", err)
+		} else {
+			defer srv.Close()
+			if want("latency") {
+				for _, w := range []*bench.Workload{fib, sympy} {
+					if w == nil {
+						continue
+					}
+					progress("command latency: %s", w.Name)
+					l, err := env.CommandLatency(ctx, srv, w, latReps)
+					if err != nil {
+						r.Miss("command latency of "+w.Name, err)
+						continue
+					}
+					r.Latencies = append(r.Latencies, l)
+				}
+			}
+			if want("tokens") || want("flt") {
+				loop30, _ := env.Loop(30000)
+				sizes := []struct {
+					w     *bench.Workload
+					frame string
+				}{{fib, "fib#2"}, {loop, "loop#1"}, {loop30, "loop#1"}}
+				if sympy != nil {
+					sizes = append(sizes, struct {
+						w     *bench.Workload
+						frame string
+					}{sympy, "continued_fraction_periodic#2"})
+				}
+				for _, s := range sizes {
+					progress("FLT size: %s %s", s.w.Name, s.frame)
+					sz, err := env.FLTSizeOf(ctx, srv, s.w, s.frame)
+					if err != nil {
+						r.Miss("FLT size of "+s.w.Name, err)
+						continue
+					}
+					r.Sizes = append(r.Sizes, sz)
+				}
+			}
+		}
+	}
+	if want("roundtrip") {
+		progress("DAP round trip, stock and with the NODELAY fix")
+		if r.RoundTrip, err = env.RoundTrips(ctx, stockSteps, steps); err != nil {
+			r.Miss("DAP round trip", err)
+		}
+	}
+	if load != "" {
+		f, err := os.Open(load)
+		if err == nil {
+			r.Load, err = bench.ParseLoad(f)
+			f.Close()
+		}
+		if err != nil {
+			r.Miss("load", err)
+		}
+	}
+	r.Elapsed = time.Since(start)
+	fmt.Print(r.Markdown())
+	if len(r.Missing) > 0 {
+		return 1
+	}
+	return 0
+}

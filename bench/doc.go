@@ -1,0 +1,12 @@
+// Package bench measures every performance figure adi claims, in one run on one machine, as
+// ratios to references measured in the same run: recording overhead, FLT cost per statement
+// (adi against DAP single-stepping and logpoints, both through adi's own dap client), command
+// latency (an adi session against re-running the program with a tracer per command, the way the
+// ADI paper's artifact works; bench/python/peer_standin.py re-implements that method), tokens per
+// FLT, and the DAP round trip with and without adi's TCP_NODELAY fix. cmd/adi-bench prints them
+// as markdown tables (make bench); integration/bench_test.go exposes the DAP measurements as Go
+// benchmarks.
+//
+// Nothing here runs concurrently: each measurement owns the machine while it runs. The
+// measurements start processes (python, debugpy) and end them before they return.
+package bench

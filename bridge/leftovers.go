@@ -1,0 +1,37 @@
+package bridge
+
+import (
+	"errors"
+	"syscall"
+	"unsafe"
+
+	"github.com/adi-bridge/adi/dap"
+)
+
+// waitid's arguments (linux): wait for one pid, for its exit, and leave it waitable.
+const (
+	pPID    = 1
+	wEXITED = 0x4
+	wNOWAIT = 0x1000000
+)
+
+// waitExited blocks until process pid has exited, without reaping it: the caller's cmd.Wait
+// still does that (and, until then, the pid cannot be reused).
+func waitExited(pid int) {
+	var info [128]byte // siginfo_t
+	for {
+		_, _, e := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), wEXITED|wNOWAIT, 0, 0)
+		if !errors.Is(e, syscall.EINTR) {
+			return // exited, or already reaped (ECHILD)
+		}
+	}
+}
+
+// endLeftovers ends what a run's process left behind when it exited: the processes carrying the
+// run's tag, and its process group (children that dropped the environment stay in it). Children
+// that still hold the target's stdout or stderr would otherwise keep cmd.Wait waiting until the
+// run's timeout.
+func endLeftovers(pid int, tag string) {
+	dap.KillRun(0, tag)
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}

@@ -1,0 +1,124 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/bridge"
+)
+
+// tinyDisk mounts a tmpfs of size bytes on a fresh directory and returns it (unmounted when the
+// test ends). It needs CAP_SYS_ADMIN (root); ok is false when the mount is refused.
+func tinyDisk(t *testing.T, size string) (string, bool) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0755"); err != nil {
+		return dir, false
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir, true
+}
+
+// fill writes zeros into dir/filler until the filesystem is full.
+func fill(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	require.NoError(t, err)
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			require.ErrorIs(t, err, syscall.ENOSPC)
+			return
+		}
+	}
+}
+
+// bigRecording writes about 4 MB of calls: more than the tiny disk holds.
+const bigRecording = `def f(i, pad):
+    return i
+
+
+for i in range(20000):
+    f(i, "x" * 150)
+print("done")
+`
+
+// TestFaultDiskFull puts the state directory on a 1 MiB tmpfs and fills it: a command that must
+// run the program fails with a one-line error that names the file and the cause; a command that only
+// changes Σ works and says its change could not be saved; a new session is refused and leaves
+// nothing behind; once space is back the session answers again; and a recording that outgrows
+// the disk fails the same clear way, with no process left. Without the right to mount (not
+// root), a read-only state directory stands in for the full disk.
+func TestFaultDiskFull(t *testing.T) {
+	needPython(t)
+	disk, ok := tinyDisk(t, "1m")
+	if !ok {
+		testReadOnlyState(t)
+		return
+	}
+	mark := newMark(t)
+	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: disk, Log: testLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(mgr.Shutdown)
+	ctx := testContext(t, 2*time.Minute)
+	opts := func(cmd, dir string) bridge.Options {
+		return bridge.Options{Command: cmd, Dir: dir, Env: []string{markVar + "=" + mark}}
+	}
+	sessions := filepath.Join(disk, "sessions")
+	s, err := mgr.Create(ctx, "ok", opts("python orders.py", demoDir(t)))
+	require.NoError(t, err)
+	fill(t, disk)
+
+	// exec always starts a run (under debugpy), after the FLT it needs (recorded by a run of its
+	// own when the first run did not record it): the first of those runs cannot be written.
+	err = doErr(t, s, "exec bulk_rate#3 -l 16 qty")
+	cfg := filepath.Join(sessions, "ok", "runs", "0001", "config.json")
+	assert.Equal(t, "write run config (is the disk full?): write "+cfg+": no space left on device", err.Error())
+	st := filepath.Join(sessions, "ok", "state.json")
+	assert.Equal(t, "Breakpoint set: orders:bulk_rate  (every call); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\nMatches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: continue.\n"+
+		"Warning: the session state (breakpoints, current frame) could not be saved, so a restarted adi will not have this change: cannot write "+st+" (is the disk full?): write "+st+".tmp: no space left on device\n",
+		do(t, s, "break bulk_rate").Text)
+
+	_, err = mgr.Create(ctx, "full", opts("python orders.py", demoDir(t)))
+	require.Error(t, err)
+	meta := filepath.Join(sessions, "full", "session.json")
+	assert.Equal(t, "cannot write "+meta+" (is the disk full?): write "+meta+".tmp: no space left on device", err.Error())
+	assert.NoDirExists(t, filepath.Join(sessions, "full"))
+
+	require.NoError(t, os.Remove(filepath.Join(disk, "filler")))
+	assert.Equal(t, fltBulkRate3, do(t, s, "flt bulk_rate#3").Text)
+	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: qty\nOutput: (none)\nValue: 10\n", do(t, s, "exec bulk_rate#3 -l 16 qty").Text)
+
+	dir := t.TempDir()
+	writeProgram(t, dir, "big.py", bigRecording)
+	_, err = mgr.Create(ctx, "big", opts("python big.py", dir))
+	require.Error(t, err)
+	out := filepath.Join(sessions, "big", "runs", "0000", "stdout")
+	assert.Equal(t, "save target stdout (is the disk full?): write "+out+": no space left on device", err.Error())
+	assert.NoDirExists(t, filepath.Join(sessions, "big"), "a failed creation frees what it wrote")
+	requireNoMarked(t, mark)
+}
+
+// testReadOnlyState is TestFaultDiskFull's stand-in where no tmpfs can be mounted: the sessions
+// directory is read-only, so a new session cannot be written at all.
+func testReadOnlyState(t *testing.T) {
+	t.Log("cannot mount a tmpfs (not root): testing a read-only state directory instead")
+	state := t.TempDir()
+	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: state, Log: testLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(mgr.Shutdown)
+	sessions := filepath.Join(state, "sessions")
+	require.NoError(t, os.Chmod(sessions, 0o555))
+	t.Cleanup(func() { _ = os.Chmod(sessions, 0o755) })
+	_, err = mgr.Create(testContext(t, time.Minute), "ro", bridge.Options{Command: "python orders.py", Dir: demoDir(t)})
+	require.Error(t, err)
+	dir := filepath.Join(sessions, "ro")
+	assert.Equal(t, "cannot create the session directory "+dir+" (is the disk full?): mkdir "+dir+": permission denied", err.Error())
+}

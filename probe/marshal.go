@@ -1,0 +1,188 @@
+package probe
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/adler32"
+	"hash/crc32"
+	"math"
+	"math/big"
+)
+
+// unmarshal decodes one value written by Python's marshal.dumps(value, 2), the subset the probe
+// writes (probe/python/adi_probe/output.py): None, bool, int (int64, or *big.Int when it does not
+// fit), float (float64), complex (complex128), str (string), bytes ([]byte), tuple and list (both
+// as []any), and dict (map[any]any with scalar keys).
+// Version 2 writes no back-references. It returns the value and the bytes left.
+func unmarshal(b []byte) (any, []byte, error) {
+	d := &unmarshaller{b: b}
+	v, err := d.value(0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, d.b, nil
+}
+
+type unmarshaller struct{ b []byte }
+
+var errShort = errors.New("marshal data ends early")
+
+// maxDepth bounds nesting (the probe's records nest a few levels).
+const maxDepth = 64
+
+func (d *unmarshaller) take(n int) ([]byte, error) {
+	if n < 0 || n > len(d.b) {
+		return nil, errShort
+	}
+	p := d.b[:n]
+	d.b = d.b[n:]
+	return p, nil
+}
+
+func (d *unmarshaller) int32() (int32, error) {
+	p, err := d.take(4)
+	if err != nil {
+		return 0, err
+	}
+	return int32(binary.LittleEndian.Uint32(p)), nil
+}
+
+// size reads a container or string length; each element needs at least one byte, so a length
+// past the data is corrupt (and must not be allocated).
+func (d *unmarshaller) size() (int, error) {
+	n, err := d.int32()
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 || int(n) > len(d.b) {
+		return 0, fmt.Errorf("marshal length %d out of range", n)
+	}
+	return int(n), nil
+}
+
+func (d *unmarshaller) value(depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errors.New("marshal data nests too deep")
+	}
+	p, err := d.take(1)
+	if err != nil {
+		return nil, err
+	}
+	switch t := p[0]; t {
+	case 'N':
+		return nil, nil
+	case 'T':
+		return true, nil
+	case 'F':
+		return false, nil
+	case 'i':
+		n, err := d.int32()
+		return int64(n), err
+	case 'l':
+		return d.long()
+	case 'g':
+		p, err := d.take(8)
+		if err != nil {
+			return nil, err
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(p)), nil
+	case 'y':
+		p, err := d.take(16)
+		if err != nil {
+			return nil, err
+		}
+		return complex(math.Float64frombits(binary.LittleEndian.Uint64(p)),
+			math.Float64frombits(binary.LittleEndian.Uint64(p[8:]))), nil
+	case 'u', 't', 's':
+		n, err := d.size()
+		if err != nil {
+			return nil, err
+		}
+		p, err := d.take(n)
+		if err != nil {
+			return nil, err
+		}
+		if t == 's' {
+			return append([]byte(nil), p...), nil
+		}
+		return string(p), nil
+	case '(', '[':
+		n, err := d.size()
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, n)
+		for i := range out {
+			if out[i], err = d.value(depth + 1); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	case '{':
+		m := map[any]any{}
+		for {
+			if len(d.b) > 0 && d.b[0] == '0' {
+				d.b = d.b[1:]
+				return m, nil
+			}
+			k, err := d.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			v, err := d.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			switch k.(type) {
+			case nil, bool, int64, float64, string:
+				m[k] = v
+			default:
+				return nil, fmt.Errorf("marshal dict key of type %T", k)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("marshal type %q not supported", rune(t))
+	}
+}
+
+// long decodes TYPE_LONG: a signed count of 15-bit digits, least significant first.
+func (d *unmarshaller) long() (any, error) {
+	n, err := d.int32()
+	if err != nil {
+		return nil, err
+	}
+	neg := n < 0
+	count := int(n)
+	if neg {
+		count = -count
+	}
+	if count < 0 || count*2 > len(d.b) {
+		return nil, fmt.Errorf("marshal long of %d digits out of range", n)
+	}
+	v := new(big.Int)
+	digit := new(big.Int)
+	for i := 0; i < count; i++ {
+		p, _ := d.take(2)
+		x := binary.LittleEndian.Uint16(p)
+		if x >= 1<<15 {
+			return nil, errors.New("marshal long digit out of range")
+		}
+		digit.SetUint64(uint64(x))
+		digit.Lsh(digit, uint(15*i))
+		v.Or(v, digit)
+	}
+	if neg {
+		v.Neg(v)
+	}
+	if v.IsInt64() {
+		return v.Int64(), nil
+	}
+	return v, nil
+}
+
+// fpText is the "#" fingerprint of the marshalled canonical tokens a call record carries
+// (probe/PROTOCOL.md): their CRC-32 and Adler-32, 8 hex digits each.
+func fpText(tokens []byte) string {
+	return fmt.Sprintf("#%08x%08x", crc32.ChecksumIEEE(tokens), adler32.Checksum(tokens))
+}

@@ -1,0 +1,64 @@
+"""trace_all: eager FLTs of every invocation until a step budget is spent (PROTOCOL.md, Config)."""
+
+import unittest
+
+from .harness import ENGINES, record, script
+
+
+class TraceAll(unittest.TestCase):
+    def test_every_invocation_has_its_flt(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                rec = record(script("loops.py"), engine=engine, trace_all={"max_steps": 100000})
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                self.assertEqual(sorted(rec.flts), [inv.idx for inv in rec.order])
+                for inv in rec.order:
+                    self.assertEqual(rec.end(inv.fid)[0], "return", inv.fid)
+                # the same FLT as a selector records
+                one = record(script("loops.py"), engine=engine, trace=[{"func": "loops:early", "index": 2}])
+                self.assertEqual(rec.steps("loops:early#2"), one.steps("loops:early#2"))
+                # T is the same as without eager FLTs
+                plain = record(script("loops.py"), engine=engine)
+                self.assertEqual(plain.calls_records, rec.calls_records)
+
+    def test_budget_stops_new_flts_but_finishes_running_ones(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                # <module> (3 steps so far) > main > loop: each tiny() call is 1 step, each loop
+                # iteration 2 steps of loop#1; the budget runs out inside loop#1
+                rec = record(script("many_calls.py"), engine=engine, trace_all={"max_steps": 30})
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                self.assertEqual(rec.stdout, "1225\n")
+                traced = [rec.fid(i) for i in sorted(rec.flts)]
+                self.assertEqual(traced[:3], ["many_calls:<module>#1", "many_calls:main#1", "many_calls:loop#1"])
+                tinies = [f for f in traced if f.startswith("many_calls:tiny#")]
+                self.assertEqual(tinies, ["many_calls:tiny#%d" % k for k in range(1, len(tinies) + 1)])
+                self.assertLess(len(tinies), 50)
+                # frames running when the budget ran out end their FLT normally (all 103 steps)
+                self.assertEqual(len(rec.steps("many_calls:loop#1")), 103)
+                self.assertEqual(rec.end("many_calls:loop#1"), ["return", 0])
+                self.assertEqual(rec.end("many_calls:<module>#1")[0], "return")
+                total = sum(len(f["steps"]) for f in rec.flts.values())
+                self.assertGreaterEqual(total, 30)
+                # until the budget ran out every new invocation was traced: a prefix of T
+                self.assertEqual(sorted(rec.flts), list(range(len(rec.flts))))
+                self.assertEqual(len(rec.order), 53)  # T is complete
+
+    def test_per_frame_limit_still_applies(self):
+        rec = record(script("many_calls.py"), trace_all={"max_steps": 1000}, limits={"max_steps": 7})
+        self.assertEqual(len(rec.steps("many_calls:loop#1")), 7)
+        self.assertEqual(rec.end("many_calls:loop#1"), ["return", 96])
+
+    def test_exit_selectors_keep_their_flt(self):
+        rec = record(script("conditions.py"), trace_all={"max_steps": 100000},
+                     trace=[{"func": "conditions:f", "cond": "_return == 2", "at": "exit"}])
+        self.assertEqual(sorted(rec.flts), [inv.idx for inv in rec.order])
+
+    def test_bad_config(self):
+        rec = record(script("loops.py"), trace_all={"max_steps": -1})
+        self.assertEqual(rec.returncode, 2)
+        self.assertIn("trace_all.max_steps", rec.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

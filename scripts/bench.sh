@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# make bench: measures every performance figure adi claims, in this one run on this machine, and
+# prints them as markdown tables ready for the README (progress goes to stderr). A few minutes.
+#
+#   scripts/bench.sh                 the full run
+#   BENCH_QUICK=1 scripts/bench.sh   a smoke run: fewer repetitions and steps (not for the README)
+#   ADI_SOAK=60s scripts/bench.sh    also run the soak test that long and print its summary
+#   BENCH_LOAD=0 scripts/bench.sh    leave out the 50-session load benchmark
+#
+# Parts alone: go run ./bench/cmd/adi-bench -h; the Go benchmarks in integration/*bench_test.go.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+args=(-since "$start")
+if [ -n "${BENCH_QUICK:-}" ]; then args+=(-quick); fi
+
+if [ "${BENCH_LOAD:-1}" != 0 ]; then
+  echo "bench: the 50-session load benchmark (integration BenchmarkLoad50Sessions)" >&2
+  if ADI_LOAD=1 go test ./integration -run '^$' -bench '^BenchmarkLoad50Sessions$' -benchtime 1x -count 1 -timeout 30m \
+    >"$tmp/load.txt" 2>&1; then
+    args+=(-load "$tmp/load.txt")
+  else
+    tail -20 "$tmp/load.txt" >&2
+    echo "bench: the load benchmark failed (above); the other figures follow" >&2
+  fi
+fi
+
+status=0
+go run ./bench/cmd/adi-bench "${args[@]}" || status=$?
+
+if [ -n "${ADI_SOAK:-}" ]; then
+  echo "bench: soak test for $ADI_SOAK (integration TestSoak)" >&2
+  if ADI_SOAK="$ADI_SOAK" go test ./integration -run '^TestSoak$' -count 1 -v -timeout 0 >"$tmp/soak.txt" 2>&1; then
+    echo; echo "### Soak ($ADI_SOAK)"; echo
+    grep -o 'soak: .*' "$tmp/soak.txt" | sed 's/^soak: /- /'
+  else
+    tail -30 "$tmp/soak.txt" >&2
+    echo "bench: the soak test failed (above)" >&2
+    status=1
+  fi
+fi
+echo "bench: done in $(( $(date +%s) - start )) s" >&2
+exit $status
