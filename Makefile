@@ -1,5 +1,5 @@
 # adi: the two commands a new user needs are `make demo` and `make test`; both install what is
-# missing first (`make deps`).
+# missing first (scripts/deps.sh: the demo only what running adi needs, the tests everything).
 GO      ?= go
 BIN     := bin/adi
 PYTHON  ?= /usr/bin/python3
@@ -17,7 +17,8 @@ deps:
 build:
 	$(GO) build -o $(BIN) ./cmd/adi
 
-demo: deps build
+demo: build
+	@scripts/deps.sh runtime
 	$(BIN) demo
 
 lint:

@@ -54,8 +54,8 @@ print("done")
 // run the program fails with a one-line error that names the file and the cause; a command that only
 // changes Σ works and says its change could not be saved; a new session is refused and leaves
 // nothing behind; once space is back the session answers again; and a recording that outgrows
-// the disk fails the same clear way, with no process left. Without the right to mount (not
-// root), a read-only state directory stands in for the full disk.
+// the disk fails the same clear way, with no process left. Without the right to mount, an
+// unwritable state directory stands in for the full disk.
 func TestFaultDiskFull(t *testing.T) {
 	needPython(t)
 	disk, ok := tinyDisk(t, "1m")
@@ -106,19 +106,20 @@ func TestFaultDiskFull(t *testing.T) {
 	requireNoMarked(t, mark)
 }
 
-// testReadOnlyState is TestFaultDiskFull's stand-in where no tmpfs can be mounted: the sessions
-// directory is read-only, so a new session cannot be written at all.
+// testReadOnlyState is TestFaultDiskFull's stand-in where no tmpfs can be mounted (no
+// CAP_SYS_ADMIN): the sessions directory is replaced by a link to /dev/null, in which nobody, root
+// included, can create a directory, so a new session cannot be written at all.
 func testReadOnlyState(t *testing.T) {
-	t.Log("cannot mount a tmpfs (not root): testing a read-only state directory instead")
+	t.Log("cannot mount a tmpfs (no CAP_SYS_ADMIN): testing an unwritable state directory instead")
 	state := t.TempDir()
 	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: state, Log: testLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(mgr.Shutdown)
 	sessions := filepath.Join(state, "sessions")
-	require.NoError(t, os.Chmod(sessions, 0o555))
-	t.Cleanup(func() { _ = os.Chmod(sessions, 0o755) })
+	require.NoError(t, os.Remove(sessions))
+	require.NoError(t, os.Symlink("/dev/null", sessions))
 	_, err = mgr.Create(testContext(t, time.Minute), "ro", bridge.Options{Command: "python orders.py", Dir: demoDir(t)})
 	require.Error(t, err)
 	dir := filepath.Join(sessions, "ro")
-	assert.Equal(t, "cannot create the session directory "+dir+" (is the disk full?): mkdir "+dir+": permission denied", err.Error())
+	assert.Equal(t, "cannot create the session directory "+dir+" (is the disk full?): mkdir "+sessions+": not a directory", err.Error())
 }
