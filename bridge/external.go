@@ -3,13 +3,10 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/probe"
@@ -53,61 +50,28 @@ const ExternalPurpose = "editor run"
 // a fresh one. It checks the target like Create does, creates the session directory and run 0000
 // with its probe config, and returns what the launcher needs. T is empty until Refresh or Finish.
 func (m *Manager) StartExternal(ctx context.Context, id string, opts Options) (*External, error) {
-	if id == "" {
-		id = NewID()
-	}
-	if !validID(id) {
-		return nil, fmt.Errorf("session id %q is not valid; use letters, digits, '-' and '_': %w", id, ErrNoSession)
-	}
-	m.mu.Lock()
-	if _, ok := m.sessions[id]; ok || m.creating[id] {
-		m.mu.Unlock()
-		return nil, fmt.Errorf("session %s already exists; close it first or pick another id", id)
-	}
-	m.creating[id] = true
-	m.mu.Unlock()
-	defer func() {
-		m.mu.Lock()
-		delete(m.creating, id)
-		m.mu.Unlock()
-	}()
-	dir := filepath.Join(m.root, id)
-	_ = os.RemoveAll(dir)
-	x, err := newExternal(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit})
+	var x *External
+	_, err := m.add(id, func(id, dir string) (*Session, error) {
+		var err error
+		x, err = newExternal(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit})
+		if err != nil {
+			return nil, err
+		}
+		return x.s, nil
+	})
 	if err != nil {
-		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	m.mu.Lock()
-	m.sessions[id] = x.s
-	m.mu.Unlock()
-	x.s.emit(Event{Session: id, Kind: "run_started", Run: filepath.Base(x.RunDir), Purpose: ExternalPurpose})
+	x.s.emit(Event{Session: x.s.ID, Kind: "run_started", Run: filepath.Base(x.RunDir), Purpose: ExternalPurpose})
 	return x, nil
 }
 
 func newExternal(ctx context.Context, opts Options, cfg SessionConfig) (*External, error) {
-	prog, tg, err := NewProgram(ctx, opts)
+	s, err := newSessionDir(ctx, opts, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Log == nil {
-		cfg.Log = hclog.NewNullLogger()
-	}
-	if cfg.Events == nil {
-		cfg.Events = func(Event) {}
-	}
-	if err := os.MkdirAll(filepath.Join(cfg.Dir, "runs"), 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create the session directory %s (is the disk full?): %w", cfg.Dir, err)
-	}
-	s := &Session{
-		ID: cfg.ID, Dir: cfg.Dir, Opts: opts, log: cfg.Log, prog: prog, target: tg, emit: cfg.Events,
-		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
-		created: time.Now(),
-	}
-	s.rn = &runner{prog: prog, dir: filepath.Join(cfg.Dir, "runs"), log: cfg.Log}
-	if err := writeJSON(filepath.Join(cfg.Dir, "session.json"), s.meta()); err != nil {
-		return nil, err
-	}
+	prog := s.prog
 	probeDir, err := probe.Install()
 	if err != nil {
 		return nil, err

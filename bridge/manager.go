@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/internal/reaper"
 )
 
 // ErrNoSession is wrapped by errors about a session id that does not exist.
@@ -116,6 +118,15 @@ func NewID() string {
 
 // Create records a new session. id may be "" for a fresh one.
 func (m *Manager) Create(ctx context.Context, id string, opts Options) (*Session, error) {
+	return m.add(id, func(id, dir string) (*Session, error) {
+		return NewSession(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit})
+	})
+}
+
+// add reserves id (a fresh one when id is ""), builds the session in its directory with build,
+// and registers it. The id is taken from the moment it is reserved, so two creations of one id
+// cannot race; a session that fails to build leaves no directory behind.
+func (m *Manager) add(id string, build func(id, dir string) (*Session, error)) (*Session, error) {
 	if id == "" {
 		id = NewID()
 	}
@@ -136,7 +147,7 @@ func (m *Manager) Create(ctx context.Context, id string, opts Options) (*Session
 	}()
 	dir := filepath.Join(m.root, id)
 	_ = os.RemoveAll(dir) // a closed session of the same id is replaced
-	s, err := NewSession(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit})
+	s, err := build(id, dir)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -278,25 +289,8 @@ func (m *Manager) Shutdown() {
 }
 
 func (m *Manager) reapIdle() {
-	tick := time.NewTicker(min(m.cfg.IdleTimeout/4, time.Minute))
-	defer tick.Stop()
-	for {
-		select {
-		case <-m.done:
-			return
-		case <-tick.C:
-		}
-		m.mu.Lock()
-		var idle []string
-		for id, s := range m.sessions {
-			if d, busy := s.Idle(); !busy && d > m.cfg.IdleTimeout {
-				idle = append(idle, id)
-			}
-		}
-		m.mu.Unlock()
-		for _, id := range idle {
-			m.log.Info("closing idle session", "session", id)
-			_ = m.Close(id)
-		}
-	}
+	reaper.Run(m.done, m.cfg.IdleTimeout, &m.mu, m.sessions, func(id string) {
+		m.log.Info("closing idle session", "session", id)
+		_ = m.Close(id)
+	})
 }

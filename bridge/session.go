@@ -82,6 +82,31 @@ type SessionConfig struct {
 // NewSession checks the target, then records it once (T). A target that fails still gives a
 // session: its recording and output are what an agent needs to see.
 func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session, error) {
+	s, err := newSessionDir(ctx, opts, cfg)
+	if err != nil {
+		return nil, err
+	}
+	prog := s.prog
+	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps()})
+	if err != nil {
+		return nil, err
+	}
+	for j, flt := range run.Rec.FLTs { // eager FLTs: the recording itself, nothing to replay
+		s.flts[j] = flt
+	}
+	s.base = run
+	s.trace = run.Rec.Trace
+	s.trace.Root = prog.Root
+	s.state = adi.NewState(s.trace)
+	s.saveState()
+	s.refreshInfo()
+	return s, nil
+}
+
+// newSessionDir checks the target and creates the session's directory with its session.json:
+// a session with no run yet, which NewSession records and an editor's session (StartExternal)
+// lets the editor run.
+func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Session, error) {
 	prog, tg, err := NewProgram(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -104,19 +129,6 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 	if err := writeJSON(filepath.Join(cfg.Dir, "session.json"), s.meta()); err != nil {
 		return nil, err
 	}
-	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps()})
-	if err != nil {
-		return nil, err
-	}
-	for j, flt := range run.Rec.FLTs { // eager FLTs: the recording itself, nothing to replay
-		s.flts[j] = flt
-	}
-	s.base = run
-	s.trace = run.Rec.Trace
-	s.trace.Root = prog.Root
-	s.state = adi.NewState(s.trace)
-	s.saveState()
-	s.refreshInfo()
 	return s, nil
 }
 

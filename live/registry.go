@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/reaper"
 )
 
 // DefaultIdle closes a live session unused for this long when RegistryConfig.Idle is zero.
@@ -255,25 +256,8 @@ func (r *Registry) Shutdown() {
 }
 
 func (r *Registry) reap() {
-	tick := time.NewTicker(min(max(r.cfg.Idle/4, 10*time.Millisecond), time.Minute))
-	defer tick.Stop()
-	for {
-		select {
-		case <-r.done:
-			return
-		case <-tick.C:
-		}
-		r.mu.Lock()
-		var idle []string
-		for id, s := range r.sessions {
-			if d, busy := s.Idle(); !busy && d > r.cfg.Idle {
-				idle = append(idle, id)
-			}
-		}
-		r.mu.Unlock()
-		for _, id := range idle {
-			r.log.Info("closing idle live session", "live", id)
-			_, _ = r.remove(id, fmt.Sprintf("it expired after %s unused", r.cfg.Idle))
-		}
-	}
+	reaper.Run(r.done, r.cfg.Idle, &r.mu, r.sessions, func(id string) {
+		r.log.Info("closing idle live session", "live", id)
+		_, _ = r.remove(id, fmt.Sprintf("it expired after %s unused", r.cfg.Idle))
+	})
 }
