@@ -40,7 +40,7 @@ if [ ${#need[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && { [ "$(id -u)" -eq 0 ] || [ -n "$sudo" ]; }; then
     echo "deps: installing ${need[*]}" >&2
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
   else
     echo "deps: missing ${need[*]}; install them with: sudo apt-get install -y ${need[*]}" >&2
     exit 1

@@ -202,16 +202,9 @@ func buildCallTree(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 	depth := fs.Int("depth", 0, "levels of calls shown below the frame")
 	width := fs.Int("width", 0, "children shown per call")
 	return func(args []string) ([]cli.Call, error) {
-		p := map[string]any{}
-		switch len(args) {
-		case 0:
-		case 1:
-			if err := checkRef(args[0], true); err != nil {
-				return nil, err
-			}
-			p["frame"] = args[0]
-		default:
-			return nil, usageErrorf("it takes at most one frame")
+		p, err := optionalFrame(args)
+		if err != nil {
+			return nil, err
 		}
 		if *depth > 0 {
 			p["depth"] = *depth
@@ -262,18 +255,27 @@ func buildDiff(*flag.FlagSet) func([]string) ([]cli.Call, error) {
 	}
 }
 
+// optionalFrame reads the one optional frame of call-tree and flt into their params.
+func optionalFrame(args []string) (map[string]any, error) {
+	p := map[string]any{}
+	switch len(args) {
+	case 0:
+	case 1:
+		if err := checkRef(args[0], true); err != nil {
+			return nil, err
+		}
+		p["frame"] = args[0]
+	default:
+		return nil, usageErrorf("it takes at most one frame")
+	}
+	return p, nil
+}
+
 func buildFLT(*flag.FlagSet) func([]string) ([]cli.Call, error) {
 	return func(args []string) ([]cli.Call, error) {
-		p := map[string]any{}
-		switch len(args) {
-		case 0:
-		case 1:
-			if err := checkRef(args[0], true); err != nil {
-				return nil, err
-			}
-			p["frame"] = args[0]
-		default:
-			return nil, usageErrorf("it takes at most one frame")
+		p, err := optionalFrame(args)
+		if err != nil {
+			return nil, err
 		}
 		return []cli.Call{{Method: "adi.flt", Params: p}}, nil
 	}
