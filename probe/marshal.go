@@ -24,7 +24,35 @@ func unmarshal(b []byte) (any, []byte, error) {
 	return v, d.b, nil
 }
 
-type unmarshaller struct{ b []byte }
+type unmarshaller struct {
+	b     []byte
+	arena []any // backing of the next tuples and lists (see list)
+}
+
+// list returns a []any of n elements. Small ones are cut from a shared chunk: a batch holds
+// thousands of short tuples, and one allocation for many of them is most of the reader's speed.
+// A chunk is never reused, so the slices stay valid as long as anything holds them.
+func (d *unmarshaller) list(n int) []any {
+	if n == 0 || n > 64 {
+		return make([]any, n)
+	}
+	if len(d.arena) < n {
+		d.arena = make([]any, 4096)
+	}
+	s := d.arena[:n:n]
+	d.arena = d.arena[n:]
+	return s
+}
+
+// tags are the strings that start every record: read as these, they allocate nothing.
+var tags = map[string]string{}
+
+func init() {
+	for _, t := range []string{"code", "thread", "call", "callret", "callexc", "ret", "exc", "yield",
+		"resume", "trunc", "stmts", "begin", "step", "end", "new", "mod", "del"} {
+		tags[t] = t
+	}
+}
 
 var errShort = errors.New("marshal data ends early")
 
@@ -106,13 +134,18 @@ func (d *unmarshaller) value(depth int) (any, error) {
 		if t == 's' {
 			return append([]byte(nil), p...), nil
 		}
+		if n <= 8 {
+			if s, ok := tags[string(p)]; ok {
+				return s, nil
+			}
+		}
 		return string(p), nil
 	case '(', '[':
 		n, err := d.size()
 		if err != nil {
 			return nil, err
 		}
-		out := make([]any, n)
+		out := d.list(n)
 		for i := range out {
 			if out[i], err = d.value(depth + 1); err != nil {
 				return nil, err

@@ -99,7 +99,7 @@ const (
 	ResultFile = "result.json"
 )
 
-// Read decodes a run's output directory. A missing result.json, or a calls.jsonl whose last batch
+// Read decodes a run's output directory. A missing result.json, or a calls.bin whose last batch
 // was cut off, makes a Partial trace rather than an error: what was written is kept. Call records
 // come in any order (an invocation is written when it ends, or "open" when a batch is written while
 // it runs); they are placed by idx, and T ends before the first idx that no record names.
@@ -111,6 +111,11 @@ func Read(dir string) (*Recording, error) {
 	}
 	rec.Result = res
 	d := &decoder{codes: map[int]*code{}, trace: &adi.Trace{}}
+	if res != nil && res.Calls > 0 {
+		// one allocation for the call records instead of a slice grown record by record (the
+		// count is the probe's; bounded so that a corrupt result.json cannot ask for much)
+		d.calls = make([]call, 0, min(res.Calls, 1<<22))
+	}
 	cut, err := eachRecord(filepath.Join(dir, CallsFile), callsMagic, d.callRecord)
 	if err != nil {
 		return nil, err
@@ -316,7 +321,9 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		}
 		t.Threads[tid] = name
 	case "call", "callret", "callexc":
-		c := call{status: adi.Unfinished}
+		// decoded in place (an error ends the whole read, so a half-decoded slot is never used)
+		d.calls = append(d.calls, call{status: adi.Unfinished})
+		c := &d.calls[len(d.calls)-1]
 		var fp any
 		if err := values(rec, &c.idx, &c.cid, &c.caller, &c.tid, &c.line, &c.args, &fp); err != nil {
 			return err
@@ -347,7 +354,6 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			}
 			c.status, c.exc = adi.Raised, exc
 		}
-		d.calls = append(d.calls, c)
 	case "ret":
 		o := outcome{tag: tag}
 		if err := values(rec, &o.idx, repr(&o.ret)); err != nil {
@@ -393,12 +399,25 @@ type reprField struct{ s *string }
 
 func repr(s *string) reprField { return reprField{s} }
 
+// smallInts holds the text of the ints most values are (counters, sizes, indexes), so that
+// reading them allocates nothing.
+var smallInts = func() [1024]string {
+	var a [1024]string
+	for i := range a {
+		a[i] = strconv.Itoa(i)
+	}
+	return a
+}()
+
 // reprOf returns the repr Python gives a value field.
 func reprOf(v any) (string, error) {
 	switch v := v.(type) {
 	case string:
 		return v, nil
 	case int64:
+		if 0 <= v && v < int64(len(smallInts)) {
+			return smallInts[v], nil
+		}
 		return strconv.FormatInt(v, 10), nil
 	case *big.Int:
 		return v.String(), nil
@@ -497,6 +516,11 @@ func (d *decoder) build() (gap bool, err error) {
 	gap = maxIdx >= n
 	t.Frames = make([]adi.Frame, 0, n)
 	d.codeOf = make([]int, 0, n)
+	nargs := 0
+	for idx := 0; idx < n; idx++ {
+		nargs += len(d.calls[byIdx[idx]-1].args)
+	}
+	slab := make([]adi.Arg, nargs) // every frame's Args, in one allocation
 	counts := map[string]int{}
 	for idx := 0; idx < n; idx++ {
 		c := &d.calls[byIdx[idx]-1]
@@ -516,7 +540,7 @@ func (d *decoder) build() (gap bool, err error) {
 		if c.caller >= 0 {
 			f.Depth = t.Frames[c.caller].Depth + 1
 		}
-		f.Args = make([]adi.Arg, len(c.args))
+		f.Args, slab = slab[:len(c.args):len(c.args)], slab[len(c.args):]
 		for i, v := range c.args {
 			name := ""
 			if i < len(cd.argnames) {
