@@ -1,5 +1,6 @@
-# adi: the two commands a new user needs are `make demo` and `make test`; both install what is
-# missing first (scripts/deps.sh: the demo only what running adi needs, the tests everything).
+# adi: the two commands a new user needs are `make demo` and `make test`; both call `make deps`
+# (what running adi needs: a python with debugpy), and the tests and benchmarks also `make
+# test-deps` (pytest, sympy, Node.js, chromium and the npm suites). Both only install what is missing.
 GO      ?= go
 BIN     := bin/adi
 PYTHON  ?= /usr/bin/python3
@@ -7,18 +8,20 @@ PYTHON  ?= /usr/bin/python3
 EXTRA_PYTHONS ?= $(wildcard /root/.pyenv/versions/3.12.*/bin/python3 /root/.pyenv/versions/3.8.*/bin/python3)
 FUZZTIME ?= 10s
 
-.PHONY: all deps build demo test test-go test-probe lint fuzz-short bench clean
+.PHONY: all deps test-deps build demo test test-go test-probe lint fuzz-short bench clean
 
 all: build
 
 deps:
+	@scripts/deps.sh runtime
+
+test-deps:
 	@scripts/deps.sh
 
 build:
 	$(GO) build -o $(BIN) ./cmd/adi
 
-demo: build
-	@scripts/deps.sh runtime
+demo: deps build
 	$(BIN) demo
 
 lint:
@@ -38,9 +41,9 @@ test-probe:
 fuzz-short:
 	@scripts/fuzz.sh $(FUZZTIME)
 
-test: deps lint test-go test-probe fuzz-short
+test: deps test-deps lint test-go test-probe fuzz-short
 
-bench: deps build
+bench: deps test-deps build
 	@scripts/bench.sh
 
 clean:

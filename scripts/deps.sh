@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what adi and its test suites need on a fresh Debian/Ubuntu machine, and only what is
-# missing. One script, run by `make deps` (and so by `make demo`, `make test`, `make bench`):
+# missing. One script: `make test-deps` runs it whole (for `make test` and `make bench`), and
+# `make deps` (for `make demo`, `make test`) runs its runtime part.
 #   Debian packages (one apt-get call for all that are missing):
 #     python3-debugpy  a python3 with debugpy (brings python3-pydevd): the runtime adi drives,
 #     python3-pytest   the probe's pytest targets and the bundled pytest examples,
@@ -9,7 +10,7 @@
 #     chromium         the browser the viewer's end-to-end tests drive (/usr/bin/chromium);
 #   npm packages, exactly as each committed package-lock.json pins them (npm ci), in
 #     integration/vscode (@vscode/debugadapter-testsupport) and integration/browser (playwright-core).
-# `scripts/deps.sh runtime` installs only python3 and debugpy: what running adi needs.
+# `scripts/deps.sh runtime` (make deps) installs only python3 and debugpy: what running adi needs.
 # Without apt-get (or without root or sudo) it prints the exact command to run instead.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
