@@ -86,7 +86,8 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		}
 		ba := res.(*breakAnswer)
 		b := ba.Breakpoint.Breakpoint
-		ba.Hits, ba.CondError = s.hitList(b), s.condErr[b]
+		ba.Hits, ba.Matches = s.hitList(b, maxHitsListed)
+		ba.CondError = s.condErr[b]
 		return ba, nil
 	case adi.ClearCmd:
 		if c.Func == nil {
@@ -197,20 +198,28 @@ func (s *Session) withFLT(ctx context.Context, nav *adi.NavResult) (adi.Result, 
 	return nav, nil
 }
 
-// hitList lists the frames a breakpoint matches.
-func (s *Session) hitList(b adi.Breakpoint) []string {
-	var out []string
+// maxHitsListed bounds the frames a break answer names (its JSON; the text names 10): a breakpoint
+// on a function called 200,000 times must not answer with megabytes.
+const maxHitsListed = 100
+
+// hitList names the first limit frames a breakpoint matches and counts them all.
+func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total int) {
 	for _, j := range s.trace.Invocations(b.Func) {
 		if b.Cond == "" || s.hits.Holds(b, j) {
-			out = append(out, s.trace.Frames[j].FID.String())
+			if total < limit {
+				fids = append(fids, s.trace.Frames[j].FID.String())
+			}
+			total++
 		}
 	}
-	return out
+	return fids, total
 }
 
-// breakAnswer is break's result with the frames the breakpoint matches.
+// breakAnswer is break's result with the frames the breakpoint matches: Matches counts them,
+// Hits names the first maxHitsListed in order.
 type breakAnswer struct {
 	*adi.BreakResult
+	Matches   int      `json:"matches"`
 	Hits      []string `json:"hits"`
 	CondError string   `json:"condition_error,omitempty"`
 }
@@ -222,14 +231,16 @@ func (b *breakAnswer) Text(o adi.TextOptions) string {
 	case b.CondError != "":
 		out += "Condition error: " + b.CondError + "\n"
 	}
-	if len(b.Hits) == 0 {
+	if b.Matches == 0 {
 		return out + "No invocation matches it; continue will stay where it is.\n"
 	}
 	shown := b.Hits
 	more := ""
 	if len(shown) > 10 {
-		more = fmt.Sprintf(" … and %d more", len(shown)-10)
 		shown = shown[:10]
 	}
-	return out + fmt.Sprintf("Matches %d invocation(s): %s%s. Next: continue.\n", len(b.Hits), strings.Join(shown, ", "), more)
+	if b.Matches > len(shown) {
+		more = fmt.Sprintf(" … and %d more", b.Matches-len(shown))
+	}
+	return out + fmt.Sprintf("Matches %d invocation(s): %s%s. Next: continue.\n", b.Matches, strings.Join(shown, ", "), more)
 }

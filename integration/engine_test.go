@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -205,4 +206,27 @@ func TestEngineRefusesBadTargets(t *testing.T) {
 		assert.True(t, strings.Contains(err.Error(), want), "%s: got %q", cmd, err)
 		assert.NotContains(t, err.Error(), "\n")
 	}
+}
+
+// TestEngineBreakOnAHotFunction sets a breakpoint on a function called 250 times: the answer
+// counts every match, its JSON names the first 100 (not all), and its text the first 10.
+func TestEngineBreakOnAHotFunction(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hot.py"), []byte("def sq(x):\n    return x * x\n\n\nprint(sum(sq(i) for i in range(250)))\n"), 0o644))
+	s := newSession(t, dir, "python hot.py")
+	ans := do(t, s, "break sq x >= 3")
+	assert.Equal(t, "Breakpoint set: hot:sq if x >= 3  (checked at entry); hot:sq was called 250 time(s); 1 breakpoint(s) in all.\n"+
+		"Matches 247 invocation(s): hot:sq#4, hot:sq#5, hot:sq#6, hot:sq#7, hot:sq#8, hot:sq#9, hot:sq#10, hot:sq#11, hot:sq#12, hot:sq#13 … and 237 more. Next: continue.\n",
+		ans.Text)
+	var got struct {
+		Matches int      `json:"matches"`
+		Hits    []string `json:"hits"`
+	}
+	b, err := json.Marshal(ans.Result)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &got))
+	assert.Equal(t, 247, got.Matches)
+	require.Len(t, got.Hits, 100)
+	assert.Equal(t, "hot:sq#4", got.Hits[0])
+	assert.Equal(t, "hot:sq#103", got.Hits[99])
 }
