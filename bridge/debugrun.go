@@ -34,22 +34,41 @@ type debugRun struct {
 // startDebug launches the program under debugpy. configure runs between launch and
 // configurationDone, where breakpoints are set. The caller must call close.
 func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func(context.Context, *dap.Client) error) (*debugRun, error) {
-	p := rn.prog
-	if p.Debugpy == nil {
-		return nil, fmt.Errorf("this run needs debugpy, and no python with debugpy was found; run `make deps` or pass --python")
+	if err := rn.needDebugpy(); err != nil {
+		return nil, err
 	}
 	probeDir, dir, cfgPath, err := rn.prepare(req)
 	if err != nil {
 		return nil, err
 	}
+	d, err := rn.launchDebug(ctx, probeDir, []string{cfgPath}, req.Output, configure)
+	if err != nil {
+		return nil, err
+	}
+	d.run.Dir = dir
+	return d, nil
+}
+
+// needDebugpy says why a debug run cannot start, if it cannot.
+func (rn *runner) needDebugpy() error {
+	if rn.prog.Debugpy == nil {
+		return fmt.Errorf("this run needs debugpy, and no python with debugpy was found; run `make deps` or pass --python")
+	}
+	return nil
+}
+
+// launchDebug starts debugpy's adapter and launches the probe script with args under it;
+// configure runs between launch and configurationDone. The run's directory is the caller's to set.
+func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []string, output func(string, []byte), configure func(context.Context, *dap.Client) error) (*debugRun, error) {
+	p := rn.prog
 	ad, err := dap.StartAdapter(ctx, dap.AdapterOptions{Python: p.Debugpy, Env: p.Env, Dir: p.Dir, Log: rn.log})
 	if err != nil {
 		return nil, err
 	}
 	d := &debugRun{
-		run: &Run{Dir: dir, Debug: true}, ad: ad, start: time.Now(),
-		stdout: &capture{category: "stdout", sink: req.Output},
-		stderr: &capture{category: "stderr", sink: req.Output},
+		run: &Run{Debug: true}, ad: ad, start: time.Now(),
+		stdout: &capture{category: "stdout", sink: output},
+		stderr: &capture{category: "stderr", sink: output},
 		stops:  make(chan godap.StoppedEventBody, 16),
 		ended:  make(chan struct{}),
 		target: newTargetWatch(),
@@ -62,9 +81,9 @@ func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func
 		d.close()
 		return nil, fmt.Errorf("start debugpy: %w", err)
 	}
-	args := map[string]any{
+	launch := map[string]any{
 		"name": "adi", "type": "python", "request": "launch",
-		"program": probe.Script(probeDir), "args": []string{cfgPath},
+		"program": probe.Script(probeDir), "args": args,
 		"python": append([]string{p.Python}, p.PyFlags...),
 		"cwd":    p.Dir, "console": "internalConsole", "redirectOutput": true,
 		// Include globs make library files user code; debugpy's justMyCode would refuse to stop
@@ -72,7 +91,7 @@ func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func
 		"justMyCode": len(p.Include) == 0, "subProcess": false, "showReturnValue": false,
 		"rules": []map[string]any{{"path": filepath.Join(probeDir, "**"), "include": false}},
 	}
-	err = c.Launch(ctx, args, func(ctx context.Context) error {
+	err = c.Launch(ctx, launch, func(ctx context.Context) error {
 		if err := c.SetExceptionBreakpoints(ctx, nil); err != nil {
 			return err
 		}
@@ -145,6 +164,20 @@ func (d *debugRun) waitStop(ctx context.Context) (godap.StoppedEventBody, bool, 
 		return godap.StoppedEventBody{}, false, nil
 	case <-ctx.Done():
 		return godap.StoppedEventBody{}, false, ctx.Err()
+	}
+}
+
+// alive reports whether the run's debuggee and debugpy's adapter are both still there.
+func (d *debugRun) alive() bool {
+	select {
+	case <-d.ended:
+		return false
+	case <-d.target.gone:
+		return false
+	case <-d.ad.Client.Done():
+		return false
+	default:
+		return true
 	}
 }
 

@@ -101,7 +101,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 	ctx, cancel := context.WithTimeout(ctx, s.prog.Timeout)
 	defer cancel()
 	s.emit(Event{Session: s.ID, Kind: "run_started", Purpose: "exec in " + f.FID.String()})
-	d, err := s.rn.startDebug(ctx, req, func(ctx context.Context, c *dap.Client) error {
+	configure := func(ctx context.Context, c *dap.Client) error {
 		cond := fmt.Sprintf("__import__('adi_probe').hit(%d)", stop.ID)
 		bps, err := c.SetBreakpoints(ctx, f.File, []godap.SourceBreakpoint{{Line: line, Condition: cond}})
 		if err != nil {
@@ -111,9 +111,19 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 			return fmt.Errorf("debugpy cannot stop at %s:%d: %s", f.File, line, bps[0].Message)
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	var d *debugRun
+	if sb := s.takeStandby(ctx); sb != nil {
+		var err error
+		if d, err = s.rn.useStandby(ctx, sb, req, configure); err != nil {
+			s.log.Debug("the standby run could not be used; starting a run", "error", err)
+		}
+	}
+	if d == nil {
+		var err error
+		if d, err = s.rn.startDebug(ctx, req, configure); err != nil {
+			return nil, err
+		}
 	}
 	defer d.close()
 	stopped, ok, err := d.waitStop(ctx)
@@ -170,6 +180,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 		out.Downstream = s.downstream(run, j, mark)
 	}
 	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(d.run.Dir), Purpose: "exec in " + f.FID.String()})
+	s.startStandby() // for the next exec
 	return out, nil
 }
 

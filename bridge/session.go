@@ -69,6 +69,12 @@ type Session struct {
 	// stop cancels the running command (Close uses it so it never waits for a long run).
 	stopMu sync.Mutex
 	stop   context.CancelFunc
+
+	// sb is the debug run started ahead of the next exec (standby.go), guarded by sbMu.
+	sbMu     sync.Mutex
+	sb       *standby
+	sbSeq    int
+	sbClosed bool
 }
 
 // SessionConfig is what a session needs besides its Options.
@@ -236,6 +242,10 @@ func (s *Session) Close() {
 		s.stop()
 	}
 	s.stopMu.Unlock()
+	s.sbMu.Lock()
+	s.sbClosed = true
+	s.sbMu.Unlock()
+	s.DropStandby()
 	s.mu.Lock()
 	s.closed = true
 	s.refreshInfo()

@@ -1,10 +1,13 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -229,4 +232,61 @@ func TestEngineBreakOnAHotFunction(t *testing.T) {
 	require.Len(t, got.Hits, 100)
 	assert.Equal(t, "hot:sq#4", got.Hits[0])
 	assert.Equal(t, "hot:sq#103", got.Hits[99])
+}
+
+// TestEngineExecStandby checks that after an exec the session keeps a run ready under debugpy
+// for the next one, that the next exec runs in it (the statement reports the pid of the process
+// it ran in: the standby's debuggee), that the answers are those of a cold run, and that closing
+// the session ends the standby.
+func TestEngineExecStandby(t *testing.T) {
+	s := newSession(t, workdir(t), "python orders.py")
+	const want = "Exec at orders:bulk_rate#3, line 16, visit 1: qty\nOutput: (none)\nValue: 10\n"
+	assert.Equal(t, want, do(t, s, "exec bulk_rate#3 -l 16 qty").Text)
+
+	var debuggee int
+	for deadline := time.Now().Add(time.Minute); debuggee == 0; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "no standby run appeared after the exec")
+		if pids := procsWithArgs("--standby", s.Dir, "--connect"); len(pids) == 1 {
+			debuggee = pids[0]
+		}
+	}
+	assert.Equal(t, fmt.Sprintf("Exec at orders:bulk_rate#3, line 16, visit 1: __import__('os').getpid()\nOutput: (none)\nValue: %d\n", debuggee),
+		do(t, s, "exec bulk_rate#3 -l 16 __import__('os').getpid()").Text, "the exec ran in the standby's debuggee")
+	assert.Equal(t, want, do(t, s, "exec bulk_rate#3 -l 16 qty").Text)
+
+	s.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left := procsWithArgs("--standby", s.Dir)
+		if len(left) == 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the standby outlived its session: %v", left)
+	}
+}
+
+// procsWithArgs lists the live processes whose command line contains every one of args.
+func procsWithArgs(args ...string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || procState(pid) == 'Z' {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		all := true
+		for _, a := range args {
+			if !bytes.Contains(cmdline, []byte(a)) {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

@@ -156,6 +156,7 @@ func TestFaultAdapterKilled(t *testing.T) {
 	assert.Equal(t, "debugpy's adapter ended before the run reached hurt:f#1 line 9 (DAP connection closed: EOF); the run's processes were ended and the session is still usable: try again", r.err.Error())
 	requireNoMarked(t, mark)
 	assert.Equal(t, "Exec at hurt:f#1, line 9, visit 1: y\nOutput: (none)\nValue: 42\n", do(t, s, "exec f#1 -l 9 y").Text)
+	s.DropStandby() // the run a session keeps ready for its next exec is not an orphan
 	requireNoMarked(t, mark)
 }
 
@@ -200,11 +201,14 @@ func TestFaultTargetSpawnsChildren(t *testing.T) {
 	// Under debugpy too: exec, then exec and let the program run to its end.
 	assert.Equal(t, "Exec at spawn:spawn#1, line 13, visit 1: len(kids)\nOutput: (none)\nValue: 3\n",
 		do(t, s, "exec spawn#1 -l 13 len(kids)").Text)
+	s.DropStandby() // the run a session keeps ready for its next exec is not an orphan
 	requireNoMarked(t, mark)
 	assert.Equal(t, "Exec at spawn:spawn#1, line 13, visit 1: len(kids)\nOutput: (none)\nValue: 3\n"+
 		"Then continued: the frame returned 3; the program ended: exit 0, the same as before.\n"+
 		"Output after the statement (tail):\n  spawned 3\n",
 		do(t, s, "exec spawn#1 -l 13 --then-continue len(kids)").Text)
+	// the session keeps a run ready for its next exec; closing the session ends it too
+	s.Close()
 	requireNoMarked(t, mark)
 }
 
@@ -256,6 +260,7 @@ func TestFaultTargetOsExit(t *testing.T) {
 	assert.Equal(t, "Exec at osexit:main#1, line 10, visit 1: f(5)\nOutput: (none)\nValue: 6\n"+
 		"Then continued: the frame did not finish; the program ended: exit 3, the same as before.\n",
 		do(t, s, "exec main#1 -l 10 --then-continue f(5)").Text)
+	s.DropStandby() // the run a session keeps ready for its next exec is not an orphan
 	requireNoMarked(t, mark)
 }
 

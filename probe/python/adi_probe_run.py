@@ -1,5 +1,9 @@
 """Entry script of adi's probe: ``python adi_probe_run.py CONFIG.json``.
 
+``python adi_probe_run.py --standby FIFO`` is a run started ahead of need (under debugpy, for
+adi's exec): it waits until adi writes a config path and a newline into the FIFO, then runs as
+``adi_probe_run.py CONFIG.json`` would. End of file without a path ends it (exit 0).
+
 It takes its own directory off the front of ``sys.path`` (the target must see the path
 ``python <target>`` would give it), appends it at the end so ``import adi_probe`` works (also
 for debugger conditions and evaluate), and runs ``adi_probe.main``.
@@ -15,8 +19,15 @@ def _main():
         del sys.path[0]
     if here not in sys.path:
         sys.path.append(here)
+    if len(sys.argv) == 3 and sys.argv[1] == "--standby":
+        with open(sys.argv[2], "r", encoding="utf-8") as fifo:  # blocks until adi opens it
+            config = fifo.readline().rstrip("\n")
+        if not config:
+            return 0
+        del sys.argv[1:]
+        sys.argv.append(config)
     if len(sys.argv) != 2:
-        sys.stderr.write("adi: usage: %s CONFIG.json\n" % os.path.basename(sys.argv[0]))
+        sys.stderr.write("adi: usage: %s CONFIG.json | --standby FIFO\n" % os.path.basename(sys.argv[0]))
         return 2
     import adi_probe
     return adi_probe.main(sys.argv[1])
