@@ -1,13 +1,11 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -246,7 +244,7 @@ func TestEngineExecStandby(t *testing.T) {
 	var debuggee int
 	for deadline := time.Now().Add(time.Minute); debuggee == 0; time.Sleep(20 * time.Millisecond) {
 		require.True(t, time.Now().Before(deadline), "no standby run appeared after the exec")
-		if pids := procsWithArgs("--standby", s.Dir, "--connect"); len(pids) == 1 {
+		if pids := procsWhere(func(pid int) bool { return hasArgs(pid, "--standby", s.Dir, "--connect") }); len(pids) == 1 {
 			debuggee = pids[0]
 		}
 	}
@@ -256,37 +254,10 @@ func TestEngineExecStandby(t *testing.T) {
 
 	s.Close()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		left := procsWithArgs("--standby", s.Dir)
+		left := procsWhere(func(pid int) bool { return hasArgs(pid, "--standby", s.Dir) })
 		if len(left) == 0 {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "the standby outlived its session: %v", left)
 	}
-}
-
-// procsWithArgs lists the live processes whose command line contains every one of args.
-func procsWithArgs(args ...string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || procState(pid) == 'Z' {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		all := true
-		for _, a := range args {
-			if !bytes.Contains(cmdline, []byte(a)) {
-				all = false
-				break
-			}
-		}
-		if all {
-			out = append(out, pid)
-		}
-	}
-	return out
 }

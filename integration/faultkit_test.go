@@ -39,30 +39,56 @@ func newMark(t testing.TB) string {
 // markedProcs lists the live processes (zombies excluded) whose environment carries markVar=mark,
 // leaving out the pids in except.
 func markedProcs(mark string, except ...int) []int {
-	want := []byte(markVar + "=" + mark)
-	skip := map[int]bool{os.Getpid(): true}
+	skip := map[int]bool{}
 	for _, p := range except {
 		skip[p] = true
 	}
+	return procsWhere(func(pid int) bool { return !skip[pid] && hasEnv(pid, markVar+"="+mark) })
+}
+
+// procsWhere lists the live processes (zombies excluded) other than this test process for which
+// match is true.
+func procsWhere(match func(pid int) bool) []int {
 	ents, _ := os.ReadDir("/proc")
 	var out []int
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || skip[pid] || procState(pid) == 'Z' {
+		if err != nil || pid == os.Getpid() || procState(pid) == 'Z' {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if bytes.Equal(kv, want) {
-				out = append(out, pid)
-				break
-			}
+		if match(pid) {
+			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// hasEnv reports whether process pid's environment holds the entry kv ("NAME=value").
+func hasEnv(pid int, kv string) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, e := range bytes.Split(env, []byte{0}) {
+		if string(e) == kv {
+			return true
+		}
+	}
+	return false
+}
+
+// hasArgs reports whether process pid's command line contains every one of args.
+func hasArgs(pid int, args ...string) bool {
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	for _, a := range args {
+		if !bytes.Contains(cmdline, []byte(a)) {
+			return false
+		}
+	}
+	return true
 }
 
 // procState returns the state letter of a process ('R', 'S', 'Z', ...), or 0 when it is gone.

@@ -138,30 +138,7 @@ func value(t *testing.T, a *live.Answer) string {
 
 // liveProcs lists the live processes (zombies excluded) carrying liveMarkVar=mark.
 func liveProcs(mark string) []int {
-	want := []byte(liveMarkVar + "=" + mark)
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err != nil ||
-			bytes.Contains(st[bytes.LastIndexByte(st, ')')+1:][:3], []byte("Z")) {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if bytes.Equal(kv, want) {
-				out = append(out, pid)
-				break
-			}
-		}
-	}
-	return out
+	return procsWhere(func(pid int) bool { return hasEnv(pid, liveMarkVar+"="+mark) })
 }
 
 func waitLiveProcsGone(mark string, d time.Duration) []int {
