@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/internal/reaper"
+	"github.com/adi-bridge/adi/internal/sessionid"
 )
 
 // ErrNoSession is wrapped by errors about a session id that does not exist.
@@ -110,11 +109,7 @@ func (m *Manager) emit(ev Event) {
 }
 
 // NewID returns a fresh session id.
-func NewID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func NewID() string { return sessionid.New("", 6) }
 
 // Create records a new session. id may be "" for a fresh one.
 func (m *Manager) Create(ctx context.Context, id string, opts Options) (*Session, error) {
@@ -130,7 +125,7 @@ func (m *Manager) add(id string, build func(id, dir string) (*Session, error)) (
 	if id == "" {
 		id = NewID()
 	}
-	if !validID(id) {
+	if !sessionid.Valid(id) {
 		return nil, fmt.Errorf("session id %q is not valid; use letters, digits, '-' and '_': %w", id, ErrNoSession)
 	}
 	m.mu.Lock()
@@ -158,18 +153,6 @@ func (m *Manager) add(id string, build func(id, dir string) (*Session, error)) (
 	return s, nil
 }
 
-func validID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
 // Get returns an open session, reopening it from disk when an earlier process left it there.
 func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
 	m.mu.Lock()
@@ -178,7 +161,7 @@ func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
 	if ok {
 		return s, nil
 	}
-	if !validID(id) {
+	if !sessionid.Valid(id) {
 		return nil, fmt.Errorf("no session %q: %w", id, ErrNoSession)
 	}
 	dir := filepath.Join(m.root, id)
@@ -254,7 +237,7 @@ func (m *Manager) Close(id string) error {
 	delete(m.sessions, id)
 	m.mu.Unlock()
 	if !ok {
-		if _, err := os.Stat(filepath.Join(m.root, id, "session.json")); err == nil && validID(id) {
+		if _, err := os.Stat(filepath.Join(m.root, id, "session.json")); err == nil && sessionid.Valid(id) {
 			return nil // on disk only: already closed
 		}
 		return fmt.Errorf("no session %q: %w", id, ErrNoSession)
@@ -268,7 +251,7 @@ func (m *Manager) Delete(id string) error {
 	if err := m.Close(id); err != nil {
 		return err
 	}
-	if !validID(id) || strings.ContainsAny(id, "/.") {
+	if !sessionid.Valid(id) || strings.ContainsAny(id, "/.") {
 		return fmt.Errorf("no session %q: %w", id, ErrNoSession)
 	}
 	return os.RemoveAll(filepath.Join(m.root, id))

@@ -2,8 +2,6 @@ package live
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"sync"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/internal/reaper"
+	"github.com/adi-bridge/adi/internal/sessionid"
 )
 
 // DefaultIdle closes a live session unused for this long when RegistryConfig.Idle is zero.
@@ -64,24 +63,7 @@ func NewRegistry(cfg RegistryConfig) *Registry {
 }
 
 // NewID returns a fresh live session id.
-func NewID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return "live-" + hex.EncodeToString(b[:])
-}
-
-// ValidID reports whether id may name a live session: letters, digits, '-' and '_', at most 64.
-func ValidID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func NewID() string { return sessionid.New("live-", 4) }
 
 // Start launches a new live session under id ("" for a fresh one) and answers with its first
 // summary. An open session of that id is an error unless replace is set: it is then closed first.
@@ -89,7 +71,7 @@ func (r *Registry) Start(ctx context.Context, id string, replace bool, opts Opti
 	if id == "" {
 		id = NewID()
 	}
-	if !ValidID(id) {
+	if !sessionid.Valid(id) {
 		return nil, nil, adi.BadInputf("live session id %q is not valid; use letters, digits, '-' and '_' (at most 64)", id)
 	}
 	r.mu.Lock()
