@@ -50,14 +50,16 @@ type launcherConfig struct {
 	Stdin  string   `json:"stdin"`
 	Dump   string   `json:"dump"`
 	Token  string   `json:"token"`
+	Probe  string   `json:"probe"` // the probe's directory: the launcher starts the target with adi_probe.target
 }
 
-// launchArgs is the debugpy launch request that runs prog through the launcher in dir. dump is
-// where the launcher's faulthandler writes when asked (SIGUSR2); token marks its exit report.
-func launchArgs(prog *bridge.Program, launcherDir, dump, token string) (map[string]any, error) {
+// launchArgs is the debugpy launch request that runs prog through the launcher in launcherDir,
+// which starts it with the probe in probeDir. dump is where the launcher's faulthandler writes
+// when asked (SIGUSR2); token marks its exit report.
+func launchArgs(prog *bridge.Program, launcherDir, probeDir, dump, token string) (map[string]any, error) {
 	t := prog.Target
 	cfg := launcherConfig{Mode: t.Mode, Path: t.Path, Module: t.Module, Code: t.Code, Argv: t.Argv, Stdin: t.Stdin,
-		Dump: dump, Token: token}
+		Dump: dump, Token: token, Probe: probeDir}
 	if cfg.Argv == nil {
 		cfg.Argv = []string{}
 	}
@@ -71,6 +73,9 @@ func launchArgs(prog *bridge.Program, launcherDir, dump, token string) (map[stri
 		"python": append([]string{prog.Python}, prog.PyFlags...),
 		"cwd":    prog.Dir, "console": "internalConsole", "redirectOutput": true,
 		"justMyCode": true, "subProcess": false, "showReturnValue": false,
-		"rules": []map[string]any{{"path": filepath.Join(launcherDir, "**"), "include": false}},
+		"rules": []map[string]any{
+			{"path": filepath.Join(launcherDir, "**"), "include": false},
+			{"path": filepath.Join(probeDir, "**"), "include": false},
+		},
 	}, nil
 }

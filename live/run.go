@@ -14,6 +14,7 @@ import (
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // Request timeouts. debugpy answers most requests in about a millisecond; these only bound a
@@ -75,12 +76,16 @@ func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string
 	if err != nil {
 		return nil, err
 	}
+	probeDir, err := probe.Install()
+	if err != nil {
+		return nil, err
+	}
 	token := dap.NewRunTag()
 	r := &run{n: n, dump: filepath.Join(dir, fmt.Sprintf("stack-%d.txt", n)), start: time.Now(),
 		stops: make(chan stop, 16), launched: make(chan error, 1), ended: make(chan struct{}),
 		finished: make(chan struct{}), token: token, exitCode: -1, waiters: map[string]chan struct{}{},
 		scanners: [2]*markerScanner{newMarkerScanner(token), newMarkerScanner(token)}}
-	args, err := launchArgs(prog, launcher, r.dump, token)
+	args, err := launchArgs(prog, launcher, probeDir, r.dump, token)
 	if err != nil {
 		return nil, err
 	}

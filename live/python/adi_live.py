@@ -175,15 +175,17 @@ def _answer(result):
     return base64.b64encode(json.dumps(result).encode("utf-8")).decode("ascii")
 
 
-def hide_launcher_frames(here):
-    """Make uncaught tracebacks start at the target, as without the launcher."""
+def hide_launcher_frames(*dirs):
+    """Make uncaught tracebacks start at the target, as without the launcher: frames of code in
+    `dirs` (the launcher's and the probe's), runpy, debugpy and pydevd are left out at the top."""
     hook = sys.excepthook
-    skip = (here + os.sep, os.path.dirname(os.__file__) + os.sep + "runpy.py")
+    skip = tuple(d + os.sep for d in dirs)
+    runpy_file = os.path.dirname(os.__file__) + os.sep + "runpy.py"
 
     def excepthook(etype, value, tb):
         t = tb
-        while t is not None and (t.tb_frame.f_code.co_filename.startswith(skip[0])
-                                 or t.tb_frame.f_code.co_filename == skip[1]
+        while t is not None and (t.tb_frame.f_code.co_filename.startswith(skip)
+                                 or t.tb_frame.f_code.co_filename == runpy_file
                                  or "debugpy" in t.tb_frame.f_code.co_filename
                                  or "pydevd" in t.tb_frame.f_code.co_filename):
             t = t.tb_next

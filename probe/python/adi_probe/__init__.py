@@ -9,7 +9,8 @@ Modules, each with one job:
   recorder  T: invocations, callers, args, outcomes; selectors, conditions, expectations
   stepper   the FLT of one invocation: steps, ΔS, callees, loops, events
   engines   how interpreter events reach the recorder (settrace, setprofile, sys.monitoring)
-  runner    runs the target like python would and ends the run
+  target    starts the target like python would (also used by adi's live-mode launcher)
+  runner    runs the recording around the target and ends the run
   debugger  functions the bridge calls through DAP: hit, capture_begin, capture_end
   execute   run(stmt): the `execute` command in the frame a stop paused
   editor    stop(), flush(): what the DAP proxy asks while an editor has a thread paused

@@ -1,15 +1,9 @@
 """Running the target exactly as ``python <target>`` would, and ending the run.
 
-The target sees the ``sys.argv``, ``sys.path[0]``, ``__main__`` module (``__name__``,
-``__file__``, ``__spec__``, ``__loader__``) and exit behaviour plain python gives it:
-
-- script: ``sys.argv[0]`` is the path as given, ``sys.path[0]`` the script's real directory,
-  ``__file__`` absolute (as given on 3.8); the code runs in a fresh ``__main__`` module that
-  stays in ``sys.modules`` (so pickling classes defined in it works, also from atexit
-  handlers);
-- module (``python -m``): ``sys.path[0]`` is the cwd and runpy's own functions find and run
-  the module (``sys.argv[0]`` becomes its file);
-- code (``python -c``): ``sys.argv[0]`` is ``-c`` and ``sys.path[0]`` is ``''``.
+The target is started by ``target`` (shared with adi's live-mode launcher): it sees the
+``sys.argv``, ``sys.path[0]``, ``__main__`` module and exit behaviour plain python gives it;
+the fresh ``__main__`` stays in ``sys.modules`` (so pickling classes defined in it works, also
+from atexit handlers).
 
 Stdin comes from the config's file (dup'ed onto fd 0). An uncaught exception prints its
 traceback through ``sys.excepthook`` without the probe's frames and exits with 1 (under pydevd
@@ -25,30 +19,24 @@ exit with 2 and still write result.json with an ``error`` field when the output 
 """
 
 import atexit
-import builtins
-import importlib.machinery
 import json
 import os
-import runpy
 import sys
 import threading
 import time
-import types
 
 from . import config as config_mod
 from . import debugger
+from . import target as target_mod
 from .engines import EngineError, select as select_engine
 from .output import Output, write_result
 from .recorder import Recorder
 from .stepper import exc_message, exc_type_name
+from .target import LaunchError
 from .usercode import PROBE_DIR, RUN_SCRIPT, UserCode
 from .values import Values
 
 LAUNCH_ERROR = 2
-
-
-class LaunchError(Exception):
-    """The target could not be started (message: one line for the user)."""
 
 
 class Run:
@@ -77,7 +65,7 @@ class Run:
         _patch_os_exit(self)
         target = self.cfg.target
         try:
-            runnable = self._prepare(target)
+            runnable = target_mod.prepare(target)
         except LaunchError as exc:
             return self.launch_failed(str(exc))
         self.rec.announce(self.rec.thread_state())
@@ -151,57 +139,18 @@ class Run:
 
     # -- the target --------------------------------------------------------------------------
 
-    def _prepare(self, target):
-        """Set stdin, sys.argv, sys.path[0] and __main__; return what to run."""
-        if target["stdin"] is not None:
-            _redirect_stdin(target["stdin"])
-        argv = target["argv"]
-        mode = target["mode"]
-        main = _fresh_main()
-        if mode == "script":
-            path = target["path"]
-            if not os.path.isfile(path):
-                what = "is a directory" if os.path.isdir(path) else "no such file"
-                raise LaunchError("cannot run %s: %s" % (path, what))
-            try:
-                with open(path, "rb") as f:
-                    source = f.read()
-            except OSError as exc:
-                raise LaunchError("cannot run %s: %s" % (path, exc.strerror or exc)) from None
-            sys.argv[:] = [path] + argv
-            _set_path0(os.path.dirname(os.path.realpath(path)))
-            main.__file__ = path if sys.version_info < (3, 9) else os.path.abspath(path)
-            main.__cached__ = None
-            main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
-            _set_orig_argv([path] + argv)
-            return ("source", source, main.__file__, main)
-        if mode == "code":
-            sys.argv[:] = ["-c"] + argv
-            _set_path0("")
-            main.__loader__ = importlib.machinery.BuiltinImporter
-            _set_orig_argv(["-c", target["code"]] + argv)
-            return ("source", target["code"], "<string>", main)
-        sys.argv[:] = ["-m"] + argv
-        _set_path0(os.getcwd())
-        _set_orig_argv(["-m", target["module"]] + argv)
-        return ("module", target["module"], None, main)
-
     def _run(self, runnable):
         """Run the target; returns the process exit code (and sets self.exit)."""
-        kind, what, filename, main = runnable
+        kind, what, _, main = runnable
         try:
-            if kind == "source":
-                code = compile(what, filename, "exec", dont_inherit=True)
-                self.rec.main_code = code
-                exec(code, main.__dict__)
-            else:
-                try:
-                    name, spec, code = runpy._get_module_details(what)
-                except ImportError as exc:
-                    return self.launch_failed("cannot run module %s: %s" % (what, exc))
-                sys.argv[0] = spec.origin
-                self.rec.main_code = code
-                runpy._run_code(code, main.__dict__, None, "__main__", spec)
+            try:
+                code, spec = target_mod.load(runnable)
+            except ImportError as exc:
+                if kind != "module":
+                    raise
+                return self.launch_failed("cannot run module %s: %s" % (what, exc))
+            self.rec.main_code = code
+            target_mod.run(code, spec, main)
         except SystemExit as exc:
             return self._system_exit(exc)
         except BaseException as exc:
@@ -220,10 +169,8 @@ class Run:
 
     def _system_exit(self, exc):
         code = exc.code
-        if code is None:
-            status = 0
-        elif isinstance(code, int):
-            status = int(code)  # sys.exit(False) is 0
+        if code is None or isinstance(code, int):
+            status = target_mod.exit_status(code)  # what the process's status will be: sys.exit(256) is 0
         else:
             try:
                 sys.stderr.write("%s\n" % (code,))
@@ -290,37 +237,6 @@ def _config_failed(path, message):
         except OSError:
             pass
     return LAUNCH_ERROR
-
-
-def _fresh_main():
-    """A new __main__ module, as the interpreter creates it, installed in sys.modules."""
-    main = types.ModuleType("__main__")
-    main.__builtins__ = builtins
-    main.__annotations__ = {}
-    main.__spec__ = None
-    main.__package__ = None
-    sys.modules["__main__"] = main
-    return main
-
-
-def _set_path0(entry):
-    sys.path.insert(0, entry)
-
-
-def _set_orig_argv(args):
-    if hasattr(sys, "orig_argv"):
-        sys.orig_argv = [sys.executable] + args
-
-
-def _redirect_stdin(path):
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        raise LaunchError("cannot read stdin file %s: %s" % (path, exc.strerror or exc)) from None
-    os.dup2(fd, 0)
-    os.close(fd)
-    if sys.stdin is None:
-        sys.stdin = sys.__stdin__ = open(0, "r", closefd=False)
 
 
 def _patch_os_exit(run):
