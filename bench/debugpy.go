@@ -156,17 +156,6 @@ func (l *debugLaunch) waitLines(ctx context.Context, prefix string, n int) (time
 	}
 }
 
-// countLines counts the lines of text that start with prefix.
-func countLines(text, prefix string) int {
-	n := 0
-	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, prefix) {
-			n++
-		}
-	}
-	return n
-}
-
 // close ends the adapter and every process of the launch.
 func (l *debugLaunch) close() {
 	l.events.Close()

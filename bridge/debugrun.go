@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -238,6 +237,3 @@ func (d *debugRun) close() {
 	d.target.stop()
 	d.ad.Close()
 }
-
-// removeRun deletes a run's directory (runs whose output is not worth keeping).
-func removeRun(r *Run) { _ = os.RemoveAll(r.Dir) }

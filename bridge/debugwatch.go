@@ -1,11 +1,10 @@
 package bridge
 
 import (
-	"bytes"
-	"os"
-	"strconv"
 	"sync"
 	"time"
+
+	"github.com/adi-bridge/adi/dap"
 )
 
 // exitGrace is how long a debug run whose debuggee has exited still waits for debugpy to say so
@@ -41,7 +40,7 @@ func (w *targetWatch) poll(pid int) {
 			return
 		case <-tick.C:
 		}
-		if processEnded(pid) {
+		if dap.ProcessEnded(pid) {
 			close(w.gone)
 			return
 		}
@@ -58,13 +57,3 @@ func (w *targetWatch) grace(ended <-chan struct{}) {
 
 // stop ends the polling goroutine.
 func (w *targetWatch) stop() { w.stopOnce.Do(func() { close(w.quit) }) }
-
-// processEnded reports whether pid has exited (gone, or a zombie waiting to be reaped).
-func processEnded(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
-}

@@ -72,15 +72,7 @@ func newExternal(ctx context.Context, opts Options, cfg SessionConfig) (*Externa
 		return nil, err
 	}
 	prog := s.prog
-	probeDir, err := probe.Install()
-	if err != nil {
-		return nil, err
-	}
-	runDir, err := s.rn.newRunDir()
-	if err != nil {
-		return nil, err
-	}
-	cfgPath, err := s.rn.config(runDir, RunRequest{})
+	probeDir, runDir, cfgPath, err := s.rn.prepare(RunRequest{})
 	if err != nil {
 		return nil, err
 	}

@@ -230,7 +230,8 @@ func diskInfo(dir string) (Info, bool) {
 	return info, true
 }
 
-// Close closes a session: its processes end (none outlives a command), its data stays on disk.
+// Close closes a session: its processes end (the run of a command in flight, and the run it keeps
+// ready for its next exec), its data stays on disk.
 func (m *Manager) Close(id string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[id]

@@ -181,8 +181,6 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 		<-done
 		return nil, fmt.Errorf("run cancelled: %w", ctx.Err())
 	}
-	// Children the target left behind end with it.
-	dap.KillRun(0, tag)
 	run.Elapsed = time.Since(start)
 	run.ExitCode = exitCode(cmd.ProcessState, waitErr)
 	run.Stdout, run.Stderr = stdout.bytes(), stderr.bytes()

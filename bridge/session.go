@@ -234,8 +234,8 @@ func (s *Session) Idle() (time.Duration, bool) {
 	return time.Since(s.Info().LastUsed), s.busy.Load()
 }
 
-// Close marks the session closed. Its runs have all ended (a run never outlives its command);
-// its data stays on disk.
+// Close marks the session closed and ends its processes: the run of a command in flight is
+// cancelled, and the run kept ready for the next exec (standby.go) is ended. Its data stays on disk.
 func (s *Session) Close() {
 	s.stopMu.Lock()
 	if s.stop != nil {

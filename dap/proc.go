@@ -107,14 +107,15 @@ func RunProcs(root int, tag string) []int {
 	}
 	out := make([]int, 0, len(found))
 	for _, p := range procs {
-		if found[p.pid] && !isZombie(p.pid) {
+		if found[p.pid] && !ProcessEnded(p.pid) {
 			out = append(out, p.pid)
 		}
 	}
 	return out
 }
 
-func isZombie(pid int) bool {
+// ProcessEnded reports whether process pid has exited: gone, or a zombie waiting to be reaped.
+func ProcessEnded(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return true

@@ -35,8 +35,6 @@ type Breakpoint struct {
 	Message   string `json:"message,omitempty"`
 }
 
-func (b *breakpoint) key() string { return b.File + ":" + strconv.Itoa(b.Line) }
-
 // info describes b, its file relative to dir where that is shorter.
 func (b *breakpoint) info(dir string) Breakpoint {
 	return Breakpoint{Location: shortPath(dir, b.File) + ":" + strconv.Itoa(b.Line), File: b.File, Line: b.Line,

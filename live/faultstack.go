@@ -3,11 +3,14 @@ package live
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/adi-bridge/adi/probe"
 )
 
 // faultLine is one frame of a faulthandler dump: `  File "/p/t.py", line 3 in f`.
@@ -84,8 +87,13 @@ func (s *Session) readDump() ([]Frame, bool) {
 
 // ownCode reports whether a file belongs to the program rather than to adi, debugpy or Python.
 func (s *Session) ownCode(file string) bool {
-	if strings.HasPrefix(file, "<") || installDir != "" && strings.HasPrefix(file, installDir) {
+	if strings.HasPrefix(file, "<") {
 		return false
+	}
+	for _, install := range []func() (string, error){installLauncher, probe.Install} {
+		if dir, err := install(); err == nil && strings.HasPrefix(file, dir+string(filepath.Separator)) {
+			return false // the launcher's and the probe's own frames
+		}
 	}
 	for _, skip := range []string{"/debugpy/", "/pydevd", "/_pydevd", "/_pydev_", "/lib/python3"} {
 		if strings.Contains(file, skip) {

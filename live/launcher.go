@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"sync"
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/internal/cachedir"
@@ -18,26 +17,18 @@ import (
 //go:embed python/adi_live_run.py python/adi_live.py
 var pyFiles embed.FS
 
-var (
-	installOnce sync.Once
-	installDir  string
-	installErr  error
-)
-
-// installLauncher writes the launcher into the cache (once per process) and returns its directory.
+// installLauncher writes the launcher into the cache (when that copy is not there yet) and
+// returns its directory.
 func installLauncher() (string, error) {
-	installOnce.Do(func() {
-		sub, err := fs.Sub(pyFiles, "python")
-		if err != nil {
-			installErr = err
-			return
-		}
-		installDir, installErr = cachedir.Install(sub, "live")
-		if installErr != nil {
-			installErr = fmt.Errorf("install adi's live-mode launcher: %w", installErr)
-		}
-	})
-	return installDir, installErr
+	sub, err := fs.Sub(pyFiles, "python")
+	if err != nil {
+		return "", err
+	}
+	dir, err := cachedir.Install(sub, "live")
+	if err != nil {
+		return "", fmt.Errorf("install adi's live-mode launcher: %w", err)
+	}
+	return dir, nil
 }
 
 // launcherConfig is the launcher's one argument.

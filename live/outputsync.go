@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/adi-bridge/adi/dap"
 )
 
 // syncTimeout bounds how long outputSync waits for its markers to come back.
@@ -34,7 +36,7 @@ func (r *run) outputSync(ctx context.Context) {
 	t := time.NewTimer(syncTimeout)
 	defer t.Stop()
 	if len(waits) == 0 {
-		if processGone(pid) {
+		if dap.ProcessEnded(pid) {
 			select {
 			case <-r.ended:
 			case <-t.C:
@@ -133,14 +135,4 @@ func parentPid(pid int) int {
 	}
 	n, _ := strconv.Atoi(f[1])
 	return n
-}
-
-// processGone reports whether pid has exited (a zombie counts as gone).
-func processGone(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }

@@ -80,9 +80,6 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// MCP returns the underlying MCP server.
-func (s *Server) MCP() *mcp.Server { return s.mcp }
-
 // Run serves one client over t until it disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	defer s.h.Close()

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"sync"
 
 	"github.com/adi-bridge/adi/internal/cachedir"
 )
@@ -17,26 +16,18 @@ import (
 //go:embed python/adi_probe_run.py python/adi_probe/*.py
 var files embed.FS
 
-var (
-	installOnce sync.Once
-	installDir  string
-	installErr  error
-)
-
-// Install writes the probe into the cache (once per process) and returns its directory.
+// Install writes the probe into the cache (when that copy is not there yet) and returns its
+// directory.
 func Install() (string, error) {
-	installOnce.Do(func() {
-		sub, err := fs.Sub(files, "python")
-		if err != nil {
-			installErr = err
-			return
-		}
-		installDir, installErr = cachedir.Install(sub, "probe")
-		if installErr != nil {
-			installErr = fmt.Errorf("install the probe: %w", installErr)
-		}
-	})
-	return installDir, installErr
+	sub, err := fs.Sub(files, "python")
+	if err != nil {
+		return "", err
+	}
+	dir, err := cachedir.Install(sub, "probe")
+	if err != nil {
+		return "", fmt.Errorf("install the probe: %w", err)
+	}
+	return dir, nil
 }
 
 // Script returns the entry script of the probe installed in dir.

@@ -276,27 +276,6 @@ type outcome struct {
 	exc *adi.Exception
 }
 
-// fields decodes the record's fields into ptrs, in order.
-func fields(rec []json.RawMessage, ptrs ...any) error {
-	if len(rec) < len(ptrs) {
-		return fmt.Errorf("has %d fields, want %d", len(rec), len(ptrs))
-	}
-	for i, p := range ptrs {
-		if err := json.Unmarshal(rec[i], p); err != nil {
-			return fmt.Errorf("field %d: %w", i+1, err)
-		}
-	}
-	return nil
-}
-
-func (d *decoder) frame(idx int) (*adi.Frame, error) {
-	f := d.trace.Frame(idx)
-	if f == nil {
-		return nil, fmt.Errorf("unknown invocation %d", idx)
-	}
-	return f, nil
-}
-
 func (d *decoder) callRecord(tag string, rec []any) error {
 	t := d.trace
 	switch tag {

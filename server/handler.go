@@ -81,9 +81,6 @@ func (h *Handler) Close() {
 	h.live.Shutdown()
 }
 
-// Manager returns the Manager the handler serves.
-func (h *Handler) Manager() *bridge.Manager { return h.mgr }
-
 // Idle reports how long no call has been running (0 while one runs).
 func (h *Handler) Idle() time.Duration {
 	if h.busy.Load() > 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 )
 
 // Root returns the directory adi caches files in: $ADI_CACHE_DIR, or "adi" under the user's cache
@@ -27,8 +28,10 @@ func Root() string {
 
 // Install copies every file of fsys into Root()/<name>-<hash> and returns that directory. The copy
 // is made in a temporary directory and renamed into place, so a directory that exists is complete.
+// The hash of each name's files is computed once per process (they are embedded: they cannot
+// change); a call after the first costs one Stat.
 func Install(fsys fs.FS, name string) (string, error) {
-	sum, err := hashFS(fsys)
+	sum, err := hashOnce(fsys, name)
 	if err != nil {
 		return "", fmt.Errorf("hash embedded %s: %w", name, err)
 	}
@@ -72,6 +75,25 @@ func Install(fsys fs.FS, name string) (string, error) {
 		return "", fmt.Errorf("install %s into %s: %w", name, dir, err)
 	}
 	return dir, nil
+}
+
+var (
+	hashMu sync.Mutex
+	hashes = map[string]string{} // name -> hashFS of its files
+)
+
+// hashOnce returns hashFS(fsys), computed on the first call for name.
+func hashOnce(fsys fs.FS, name string) (string, error) {
+	hashMu.Lock()
+	defer hashMu.Unlock()
+	if sum, ok := hashes[name]; ok {
+		return sum, nil
+	}
+	sum, err := hashFS(fsys)
+	if err == nil {
+		hashes[name] = sum
+	}
+	return sum, err
 }
 
 func hashFS(fsys fs.FS) (string, error) {

@@ -20,10 +20,6 @@ import json
 import marshal
 import os
 import threading
-from json.encoder import encode_basestring_ascii
-
-encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-esc = encode_basestring_ascii  # a str as a JSON string literal
 
 CALLS_MAGIC = b"adi-calls 1\n"
 FLT_MAGIC = b"adi-flt 1\n"

@@ -651,11 +651,11 @@ class Recorder:
     def watch_enter(self, ts, e):
         """Entry of a watched func: check expectations, evaluate conditions, maybe start an FLT."""
         try:
-            self._watch_enter(ts, e, _fp_text(e))
+            self._watch_enter(ts, e)
         except Exception as exc:
             self.internal_error("checking %s#%d at entry" % (e[E_INFO].func, e[E_N]), exc)
 
-    def _watch_enter(self, ts, e, fp):
+    def _watch_enter(self, ts, e):
         info = e[E_INFO]
         w = info.watch
         n = e[E_N]
@@ -664,6 +664,7 @@ class Recorder:
         exp = w.expects.get(n)
         if exp is not None:
             exp.seen = True
+            fp = _fp_text(e)  # only expected invocations need the fingerprint's text
             chain = ["%s#%d" % (x[E_INFO].func, x[E_N]) for x in ts.stack[:-1]]
             if chain != exp.chain or fp != exp.args_fp:
                 diverged = True

@@ -384,10 +384,6 @@ class Values:
             return reprs, fp_value(canon(values, reprs))
         return args_lazy
 
-    def stable_fp(self, values):
-        """A deterministic CRC of a bounded canonical encoding of `values` ("#" + 16 hex digits)."""
-        return fp_text(fp_value(self.canon(values)))
-
     def canon(self, values, reprs=None):
         """The canonical tokens of argument `values` (a list of exact scalars and tuples).
 
