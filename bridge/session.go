@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,6 +70,9 @@ type Session struct {
 	// stop cancels the running command (Close uses it so it never waits for a long run).
 	stopMu sync.Mutex
 	stop   context.CancelFunc
+
+	// savedState is what state.json holds (writeState skips a write that would change nothing).
+	savedState []byte
 
 	// sb is the debug run started ahead of the next exec (standby.go), guarded by sbMu.
 	sbMu     sync.Mutex
@@ -468,7 +472,18 @@ func (s *Session) writeState() error {
 		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})
 	}
 	sort.Slice(st.Hits, func(a, b int) bool { return st.Hits[a].Breakpoint.String() < st.Hits[b].Breakpoint.String() })
-	return writeJSON(filepath.Join(s.Dir, "state.json"), st)
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(b, s.savedState) {
+		return nil // most commands move nothing that is saved: no write
+	}
+	if err := writeFile(filepath.Join(s.Dir, "state.json"), b); err != nil {
+		return err
+	}
+	s.savedState = b
+	return nil
 }
 
 // writeJSON writes v to path atomically.
@@ -477,6 +492,11 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	return writeFile(path, b)
+}
+
+// writeFile writes b to path atomically (a temporary file renamed into place).
+func writeFile(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("cannot write %s (is the disk full?): %w", path, err)
