@@ -1,12 +1,8 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The live tools: live mode (a paused, real Python process under debugpy) as MCP tools. Each is
@@ -78,38 +74,31 @@ func (s *Server) addLiveTools() {
 	addLiveTool[liveIn](s, "live_close")
 }
 
-// addLiveTool registers a live tool whose input In is passed on as the params of its method.
+// addLiveTool registers a live tool: the last live session is the default.
 func addLiveTool[In any](s *Server, name string) {
 	t := tools[name]
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: t.name, Description: t.desc},
-		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-			params, err := toMap(in)
-			if err != nil {
-				return nil, nil, err
-			}
-			if err := s.liveParams(t.method, params); err != nil {
-				return nil, nil, err
-			}
-			raw, rerr := s.h.CallJSON(t.method, params)
-			if rerr != nil {
-				return nil, nil, fmt.Errorf("%s (%s)", rerr.Message, rerr.Kind())
-			}
-			var ans struct {
-				Live string `json:"live"`
-				Text string `json:"text"`
-			}
-			_ = json.Unmarshal(raw, &ans)
-			s.mu.Lock()
-			if t.method == "live.close" {
-				if s.lastLive == ans.Live {
-					s.lastLive = ""
-				}
-			} else {
-				s.lastLive = ans.Live
-			}
-			s.mu.Unlock()
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ans.Text}}}, nil, nil
-		})
+	prep := func(params map[string]any) (string, error) { return t.method, s.liveParams(t.method, params) }
+	addTool[In](s, name, prep, s.liveAnswer, false)
+}
+
+// liveAnswer returns a live answer's text and remembers its session as the default (forgets it
+// when it was closed).
+func (s *Server) liveAnswer(method string, _ map[string]any, raw json.RawMessage) string {
+	var ans struct {
+		Live string `json:"live"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &ans)
+	s.mu.Lock()
+	if method == "live.close" {
+		if s.lastLive == ans.Live {
+			s.lastLive = ""
+		}
+	} else {
+		s.lastLive = ans.Live
+	}
+	s.mu.Unlock()
+	return ans.Text
 }
 
 // liveParams turns a live tool's input into its method's params: the default live session, and

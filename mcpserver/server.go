@@ -60,22 +60,22 @@ func New(cfg Config) *Server {
 		h: server.NewHandler(server.HandlerConfig{Manager: cfg.Manager, Log: cfg.Log.Named("rpc"), Python: cfg.Python})}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "adi", Title: "adi: Frame Lifetime Traces of Python runs", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions})
-	addTool[openIn](s, "adi_open", s.openParams)
-	addTool[breakIn](s, "adi_break", nil)
-	addTool[sessionIn](s, "adi_continue", nil)
-	addTool[sessionIn](s, "adi_prev", nil)
-	addTool[frameIn](s, "adi_step_into", nil)
-	addTool[sessionIn](s, "adi_step_out", nil)
-	addTool[callTreeIn](s, "adi_call_tree", nil)
-	addTool[listFramesIn](s, "adi_list_frames", nil)
-	addTool[diffIn](s, "adi_diff", nil)
-	addTool[sessionIn](s, "adi_state", nil)
-	addTool[optFrameIn](s, "adi_flt", nil)
-	addTool[execIn](s, "adi_exec", nil)
-	addTool[clearIn](s, "adi_clear", nil)
-	addTool[sessionIn](s, "adi_list", nil)
-	addTool[noIn](s, "adi_sessions", nil)
-	addTool[closeIn](s, "adi_close", nil)
+	addADITool[openIn](s, "adi_open", s.openParams)
+	addADITool[breakIn](s, "adi_break", nil)
+	addADITool[sessionIn](s, "adi_continue", nil)
+	addADITool[sessionIn](s, "adi_prev", nil)
+	addADITool[frameIn](s, "adi_step_into", nil)
+	addADITool[sessionIn](s, "adi_step_out", nil)
+	addADITool[callTreeIn](s, "adi_call_tree", nil)
+	addADITool[listFramesIn](s, "adi_list_frames", nil)
+	addADITool[diffIn](s, "adi_diff", nil)
+	addADITool[sessionIn](s, "adi_state", nil)
+	addADITool[optFrameIn](s, "adi_flt", nil)
+	addADITool[execIn](s, "adi_exec", nil)
+	addADITool[clearIn](s, "adi_clear", nil)
+	addADITool[sessionIn](s, "adi_list", nil)
+	addADITool[noIn](s, "adi_sessions", nil)
+	addADITool[closeIn](s, "adi_close", nil)
 	s.addLiveTools()
 	return s
 }
@@ -89,8 +89,13 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // prepare adjusts a tool's params before the call and returns the method to call.
 type prepare func(params map[string]any) (method string, err error)
 
-// addTool registers a tool whose input In is passed on as the params of its method.
-func addTool[In any](s *Server, name string, prep prepare) {
+// answer turns a method's result into the tool's text, and notes the session it used.
+type answer func(method string, params map[string]any, raw json.RawMessage) string
+
+// addTool registers a tool whose input In is passed on as the params of its method: prep fills
+// in defaults and picks the method, answer renders the result. ADI tools (session defaults,
+// progress while a run records) and live tools differ only in those two and in progress.
+func addTool[In any](s *Server, name string, prep prepare, ans answer, progress bool) {
 	t := tools[name]
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: t.name, Description: t.desc},
 		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
@@ -98,30 +103,43 @@ func addTool[In any](s *Server, name string, prep prepare) {
 			if err != nil {
 				return nil, nil, err
 			}
-			method := t.method
-			if prep != nil {
-				if method, err = prep(params); err != nil {
-					return nil, nil, err
-				}
-			} else if method, err = s.sessionParams(t, params); err != nil {
+			method, err := prep(params)
+			if err != nil {
 				return nil, nil, err
 			}
-			session, _ := params["session"].(string)
-			if id, ok := params["id"].(string); ok {
-				session = id
+			stop := func() {}
+			if progress {
+				session, _ := params["session"].(string)
+				if id, ok := params["id"].(string); ok {
+					session = id
+				}
+				stop = s.progress(ctx, req, session)
 			}
-			stop := s.progress(ctx, req, session)
 			raw, rerr := s.h.CallJSON(method, params)
 			stop()
 			if rerr != nil {
 				return nil, nil, fmt.Errorf("%s (%s)", rerr.Message, rerr.Kind())
 			}
-			text, used := answerText(method, params, raw)
-			if used != "" {
-				s.setLast(used)
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ans(method, params, raw)}}}, nil, nil
 		})
+}
+
+// addADITool registers an ADI tool: the last session is the default, adi_open's own params.
+func addADITool[In any](s *Server, name string, prep prepare) {
+	if prep == nil {
+		t := tools[name]
+		prep = func(params map[string]any) (string, error) { return s.sessionParams(t, params) }
+	}
+	addTool[In](s, name, prep, s.adiAnswer, true)
+}
+
+// adiAnswer renders an ADI tool's result and remembers its session as the default.
+func (s *Server) adiAnswer(method string, params map[string]any, raw json.RawMessage) string {
+	text, used := answerText(method, params, raw)
+	if used != "" {
+		s.setLast(used)
+	}
+	return text
 }
 
 // sessionParams fills in the default session and picks the method (adi_close may delete).
