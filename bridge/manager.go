@@ -182,6 +182,21 @@ func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
 	return s, nil
 }
 
+// OpenCount returns how many sessions are open (in memory); List also reads closed ones from disk.
+func (m *Manager) OpenCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
+
+// IsOpen reports whether the session id is open.
+func (m *Manager) IsOpen(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.sessions[id]
+	return ok
+}
+
 // List returns every session: the open ones and those on disk.
 func (m *Manager) List() []Info {
 	m.mu.Lock()

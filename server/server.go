@@ -192,13 +192,7 @@ func (s *Server) watchIdle(d time.Duration) {
 		if conns > 0 || s.h.Idle() < d {
 			continue
 		}
-		open := 0
-		for _, info := range s.cfg.Manager.List() {
-			if !info.Closed {
-				open++
-			}
-		}
-		if open == 0 && s.h.liveOpen() == 0 {
+		if s.cfg.Manager.OpenCount() == 0 && s.h.liveOpen() == 0 {
 			s.log.Info("idle with no session open; stopping", "idle", d)
 			s.requestStop()
 			return

@@ -20,13 +20,7 @@ func serverInfo(c *call) (any, error) {
 	if err := c.p.done(); err != nil {
 		return nil, err
 	}
-	open := 0
-	for _, info := range c.h.mgr.List() {
-		if !info.Closed {
-			open++
-		}
-	}
-	return map[string]any{"pid": os.Getpid(), "uptime_ms": time.Since(started).Milliseconds(), "open_sessions": open}, nil
+	return map[string]any{"pid": os.Getpid(), "uptime_ms": time.Since(started).Milliseconds(), "open_sessions": c.h.mgr.OpenCount()}, nil
 }
 
 func serverMethods(c *call) (any, error) {

@@ -86,10 +86,7 @@ func sessionCreate(c *call) (any, error) {
 	var carry []adi.Breakpoint
 	if id != "" {
 		defer c.h.lockID(id)()
-		open := false
-		for _, info := range c.h.mgr.List() {
-			open = open || (info.ID == id && !info.Closed)
-		}
+		open := c.h.mgr.IsOpen(id)
 		switch {
 		case open && !reuse:
 			return nil, newError(CodeBadInput, "session %s already exists; pass reuse: true to use it, close it first, or pick another id", id)
