@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/adi-bridge/adi/target"
 )
 
 // Workload is one program the benchmark runs, and the function its command latencies use.
@@ -31,10 +33,7 @@ type Workload struct {
 func (w *Workload) Command() string {
 	parts := []string{"python"}
 	for _, a := range w.Argv {
-		if strings.ContainsAny(a, " '\"$") {
-			a = "'" + a + "'"
-		}
-		parts = append(parts, a)
+		parts = append(parts, target.Quote(a))
 	}
 	return strings.Join(parts, " ")
 }

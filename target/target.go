@@ -55,39 +55,41 @@ func (t Target) IsPytest() bool {
 func (t Target) String() string {
 	var parts []string
 	for _, e := range t.Env {
-		parts = append(parts, e.Key+"="+quote(e.Value))
+		parts = append(parts, e.Key+"="+Quote(e.Value))
 	}
-	py := quote(t.Python)
+	py := Quote(t.Python)
 	if strings.Contains(t.Python, "=") && py == t.Python {
 		py = "'" + t.Python + "'" // not an assignment
 	}
 	parts = append(parts, py)
 	for _, f := range t.PyFlags {
-		parts = append(parts, quote(f))
+		parts = append(parts, Quote(f))
 	}
 	switch t.Mode {
 	case Module:
-		parts = append(parts, "-m", quote(t.Module))
+		parts = append(parts, "-m", Quote(t.Module))
 	case Code:
-		parts = append(parts, "-c", quote(t.Code))
+		parts = append(parts, "-c", Quote(t.Code))
 	default:
 		if strings.HasPrefix(t.Path, "-") {
 			parts = append(parts, "--")
 		}
-		parts = append(parts, quote(t.Path))
+		parts = append(parts, Quote(t.Path))
 	}
 	for _, a := range t.Args {
-		parts = append(parts, quote(a))
+		parts = append(parts, Quote(a))
 	}
 	if t.Stdin != "" {
-		parts = append(parts, "<", quote(t.Stdin))
+		parts = append(parts, "<", Quote(t.Stdin))
 	}
 	return strings.Join(parts, " ")
 }
 
 // quote returns s as one shell word: unchanged when it only has characters no shell treats
 // specially, else in single quotes.
-func quote(s string) string {
+// Quote writes one word of a command line so that Parse reads it back unchanged (single quotes
+// when it has anything but plain path characters).
+func Quote(s string) string {
 	safe := s != ""
 	for i := 0; i < len(s) && safe; i++ {
 		c := s[i]
