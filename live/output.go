@@ -31,7 +31,7 @@ type stream struct {
 type Output struct {
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
-	// StdoutCut and StderrCut count the characters left out before the tail.
+	// StdoutCut and StderrCut count the bytes left out before the tail.
 	StdoutCut int `json:"stdout_cut,omitempty"`
 	StderrCut int `json:"stderr_cut,omitempty"`
 }
@@ -50,7 +50,10 @@ func (o *outputs) write(category string, text string) {
 	s := &o.streams[i]
 	s.total += len(text)
 	s.buf = append(s.buf, text...)
-	if over := len(s.buf) - keepBytes; over > 0 {
+	// trimmed back to keepBytes only once it holds twice that: a chatty program does not cost a
+	// keepBytes copy per output event
+	if len(s.buf) > 2*keepBytes {
+		over := len(s.buf) - keepBytes
 		s.dropped += over
 		s.buf = append(s.buf[:0], s.buf[over:]...)
 	}
