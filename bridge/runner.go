@@ -193,7 +193,16 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	}
 	run.Rec = rec
 	rn.log.Debug("run finished", "dir", dir, "exit", run.ExitCode, "elapsed", run.Elapsed, "frames", rec.Trace.Len())
+	warnInternal(rn.log, dir, rec)
 	return run, nil
+}
+
+// warnInternal logs the bugs the probe caught in itself during a run (result.json's
+// internal_errors): the recording may miss what they hit, and they are worth a report.
+func warnInternal(log hclog.Logger, dir string, rec *probe.Recording) {
+	if rec.Result != nil && len(rec.Result.InternalErrors) > 0 {
+		log.Warn("the probe reported internal errors; the recording may be incomplete", "dir", dir, "errors", rec.Result.InternalErrors)
+	}
 }
 
 func exitCode(ps *os.ProcessState, err error) int {

@@ -28,7 +28,10 @@ type Result struct {
 	Conditions      []ConditionResult `json:"conditions"`
 	Divergence      *Divergence       `json:"divergence"`
 	DurationMS      float64           `json:"duration_ms"`
+	Engine          string            `json:"engine"` // how the probe received events: trace, profile, monitoring
 	Error           string            `json:"error,omitempty"`
+	// InternalErrors are bugs the probe caught in itself (at most 5); the recording may miss what they hit.
+	InternalErrors []string `json:"internal_errors,omitempty"`
 }
 
 // Exit says how the target ended.
