@@ -41,6 +41,12 @@ func CheckListen(addr string, allowRemote bool) error {
 	return fmt.Errorf("adi: --listen %s is not a loopback address, and whoever reaches it can run code as you; listen on 127.0.0.1, or pass --allow-remote if you mean it", addr)
 }
 
+// LoopbackAddr reports whether a listen address HOST:PORT is on the loopback interface.
+func LoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && isLoopback(host)
+}
+
 func isLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true

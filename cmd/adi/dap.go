@@ -11,6 +11,7 @@ import (
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/dapproxy"
+	"github.com/adi-bridge/adi/server"
 )
 
 func init() {
@@ -34,7 +35,7 @@ func runDAP(ctx context.Context, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usageError("adi: dap takes no arguments (got %q); run `adi dap -h`", pos[0])
 	}
-	if *listen != "" && !*allowRemote && !loopback(*listen) {
+	if *listen != "" && !*allowRemote && !server.LoopbackAddr(*listen) {
 		return usageError("adi: --listen %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", *listen)
 	}
 	py, err := dap.FindPython(ctx, g.python)
@@ -86,23 +87,10 @@ func (stdioCloser) Close() error {
 
 var _ io.Closer = stdioCloser{}
 
-// loopback reports whether a listen address is on the loopback interface.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // serveDAP serves editors' DAP at addr inside `adi serve`, recording into mgr, so their runs are
 // live sessions of the same server (API and viewer). It returns a function that stops it.
 func serveDAP(ctx context.Context, g *globals, mgr *bridge.Manager, addr string, allowRemote bool) (func(), error) {
-	if !allowRemote && !loopback(addr) {
+	if !allowRemote && !server.LoopbackAddr(addr) {
 		return nil, usageError("adi: --dap %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", addr)
 	}
 	py, err := dap.FindPython(ctx, g.python)
