@@ -26,6 +26,10 @@ func (e *kindError) Error() string        { return e.msg }
 func (e *kindError) Is(target error) bool { return target == e.kind }
 func (e *kindError) Unwrap() error        { return e.wrap }
 
+// Errorf formats an error of kind `kind` (a sentinel error: errors.Is(err, kind) holds) whose text
+// is only the message, without the sentinel's. A %w verb wraps its operand as fmt.Errorf does.
+func Errorf(kind error, format string, a ...any) error { return kinded(kind, format, a...) }
+
 // NotFoundf formats an error of kind ErrNotFound. A %w verb wraps its operand as fmt.Errorf does.
 func NotFoundf(format string, a ...any) error { return kinded(ErrNotFound, format, a...) }
 

@@ -34,7 +34,7 @@ func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (a
 	defer s.busy.Store(false)
 	defer s.refreshInfo()
 	if s.closed {
-		return nil, fmt.Errorf("session %s is closed; create a new one: %w", s.ID, ErrClosed)
+		return nil, adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -236,7 +236,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("session %s is closed; create a new one: %w", s.ID, ErrClosed)
+		return adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

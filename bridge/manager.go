@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/internal/reaper"
 	"github.com/adi-bridge/adi/internal/sessionid"
 )
@@ -126,7 +127,7 @@ func (m *Manager) add(id string, build func(id, dir string) (*Session, error)) (
 		id = NewID()
 	}
 	if !sessionid.Valid(id) {
-		return nil, fmt.Errorf("session id %q is not valid; use letters, digits, '-' and '_': %w", id, ErrNoSession)
+		return nil, adi.Errorf(ErrNoSession, "session id %q is not valid; use letters, digits, '-' and '_'", id)
 	}
 	m.mu.Lock()
 	if _, ok := m.sessions[id]; ok || m.creating[id] {
@@ -162,11 +163,11 @@ func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
 		return s, nil
 	}
 	if !sessionid.Valid(id) {
-		return nil, fmt.Errorf("no session %q: %w", id, ErrNoSession)
+		return nil, adi.Errorf(ErrNoSession, "no session %q", id)
 	}
 	dir := filepath.Join(m.root, id)
 	if _, err := os.Stat(filepath.Join(dir, "session.json")); err != nil {
-		return nil, fmt.Errorf("no session %q; list them with session.list or create one: %w", id, ErrNoSession)
+		return nil, adi.Errorf(ErrNoSession, "no session %q; list them with session.list or create one", id)
 	}
 	s, err := LoadSession(ctx, dir, m.log.Named(id), m.emit)
 	if err != nil {
@@ -256,7 +257,7 @@ func (m *Manager) Close(id string) error {
 		if _, err := os.Stat(filepath.Join(m.root, id, "session.json")); err == nil && sessionid.Valid(id) {
 			return nil // on disk only: already closed
 		}
-		return fmt.Errorf("no session %q: %w", id, ErrNoSession)
+		return adi.Errorf(ErrNoSession, "no session %q", id)
 	}
 	s.Close()
 	return nil
@@ -268,7 +269,7 @@ func (m *Manager) Delete(id string) error {
 		return err
 	}
 	if !sessionid.Valid(id) || strings.ContainsAny(id, "/.") {
-		return fmt.Errorf("no session %q: %w", id, ErrNoSession)
+		return adi.Errorf(ErrNoSession, "no session %q", id)
 	}
 	return os.RemoveAll(filepath.Join(m.root, id))
 }

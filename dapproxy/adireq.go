@@ -74,7 +74,7 @@ func adiCommand(m *dap.Message) (adi.Command, adi.TextOptions, error) {
 	}
 	build, ok := adiCommands[name]
 	if !ok {
-		return nil, adi.TextOptions{}, fmt.Errorf("adi: unknown request %q; use one of %s: %w", m.Command, adiNames(), errUnknownCommand)
+		return nil, adi.TextOptions{}, adi.Errorf(errUnknownCommand, "adi: unknown request %q; use one of %s", m.Command, adiNames())
 	}
 	var a adiArgs
 	if err := m.Body(&a); err != nil {

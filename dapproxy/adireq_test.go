@@ -54,7 +54,7 @@ func TestADIRequestsBuildTheCLICommands(t *testing.T) {
 
 func TestADIRequestErrors(t *testing.T) {
 	for _, tc := range []struct{ command, args, err string }{
-		{"adi/nope", `{}`, `adi: unknown request "adi/nope"; use one of adi/break, adi/callTree, adi/clear, adi/continue, adi/diff, adi/exec, adi/flt, adi/list, adi/listFrames, adi/prev, adi/run, adi/state, adi/stepInto, adi/stepOut, adi/session: unknown adi request`},
+		{"adi/nope", `{}`, `adi: unknown request "adi/nope"; use one of adi/break, adi/callTree, adi/clear, adi/continue, adi/diff, adi/exec, adi/flt, adi/list, adi/listFrames, adi/prev, adi/run, adi/state, adi/stepInto, adi/stepOut, adi/session`},
 		{"adi/flt", `{"frame": "add"}`, `adi/flt: argument "frame": add names a function; add the invocation index, e.g. add#1`},
 		{"adi/break", `{}`, `adi/break: argument "func" is missing`},
 		{"adi/diff", `{"a": "f#1"}`, `adi/diff: argument "b" is missing`},

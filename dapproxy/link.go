@@ -14,7 +14,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/dap"
 )
 
@@ -618,13 +617,9 @@ func (l *link) notice(text string) {
 	_ = l.editor.send(event("output", map[string]any{"category": "console", "output": text + "\n"}))
 }
 
-// oneLine flattens an error into one line starting with "adi:", without the names of the
-// sentinel errors it wraps (they are the error id's business).
+// oneLine flattens an error into one line starting with "adi:".
 func oneLine(err error) string {
 	s := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
-	for _, sentinel := range []error{adi.ErrBadInput, adi.ErrNotFound, errUnknownCommand} {
-		s = strings.TrimSuffix(s, ": "+sentinel.Error())
-	}
 	if !strings.HasPrefix(s, "adi:") {
 		s = "adi: " + s
 	}

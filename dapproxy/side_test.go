@@ -3,7 +3,6 @@ package dapproxy
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -153,7 +152,7 @@ func TestTranslateCancel(t *testing.T) {
 }
 
 func TestOneLine(t *testing.T) {
-	assert.Equal(t, "adi: no function \"f\" in the recording", oneLine(fmt.Errorf("adi: no function \"f\" in the recording: %w", adi.ErrNotFound)))
-	assert.Equal(t, "adi: adi/flt: argument \"frame\" is missing", oneLine(fmt.Errorf("adi/flt: argument \"frame\" is missing: %w", adi.ErrBadInput)))
+	assert.Equal(t, "adi: no function \"f\" in the recording", oneLine(adi.NotFoundf("adi: no function \"f\" in the recording")))
+	assert.Equal(t, "adi: adi/flt: argument \"frame\" is missing", oneLine(adi.BadInputf("adi/flt: argument \"frame\" is missing")))
 	assert.Equal(t, "adi: a b", oneLine(errors.New("a\n  b")))
 }

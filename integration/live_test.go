@@ -233,9 +233,9 @@ func TestLiveStates(t *testing.T) {
 	assert.True(t, strings.HasPrefix(closed.Text, "Closed live session "+s.ID+"; every process of it has ended.\n"), closed.Text)
 	assert.Contains(t, closed.Text, "The session is closed; live.start starts a new one.\n")
 	_, err = s.Do(context.Background(), status)
-	assert.EqualError(t, err, "live session "+s.ID+" was closed while the command ran; start a new one with live.start: session closed")
+	assert.EqualError(t, err, "live session "+s.ID+" was closed while the command ran; start a new one with live.start")
 	_, err = le.reg.Get(s.ID)
-	assert.EqualError(t, err, `no live session "`+s.ID+`" (closed); start one with live.start: no such session`)
+	assert.EqualError(t, err, `no live session "`+s.ID+`" (closed); start one with live.start`)
 }
 
 // TestLiveInteract runs statements in the paused frame: output captured, a final expression's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 )
 
@@ -33,11 +34,11 @@ func (e *RefusedError) Error() string {
 // errNoSession says a live id is unknown; it wraps bridge.ErrNoSession so servers give it the
 // same code as an unknown ADI session.
 func errNoSession(id, why string) error {
-	return fmt.Errorf("no live session %q (%s); start one with live.start: %w", id, why, bridge.ErrNoSession)
+	return adi.Errorf(bridge.ErrNoSession, "no live session %q (%s); start one with live.start", id, why)
 }
 
 // errClosed says a session was closed while a command waited for it or ran; it wraps
 // bridge.ErrClosed.
 func errClosed(id string) error {
-	return fmt.Errorf("live session %s was closed while the command ran; start a new one with live.start: %w", id, bridge.ErrClosed)
+	return adi.Errorf(bridge.ErrClosed, "live session %s was closed while the command ran; start a new one with live.start", id)
 }

@@ -73,14 +73,14 @@ func TestRegistryIdleAndReplace(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, waitGone(pid), "replace ends the old session's processes")
 	_, err = s.Do(ctx, Cmd{Name: CmdStatus})
-	assert.EqualError(t, err, "live session a was closed while the command ran; start a new one with live.start: session closed")
+	assert.EqualError(t, err, "live session a was closed while the command ran; start a new one with live.start")
 
 	ans, err = s2.Do(ctx, Cmd{Name: CmdStatus})
 	require.NoError(t, err)
 	assert.Equal(t, 1, reg.Open())
 	require.Eventually(t, func() bool { return reg.Open() == 0 }, 10*time.Second, 20*time.Millisecond, "the idle session expires")
 	_, err = reg.Get("a")
-	assert.EqualError(t, err, `no live session "a" (it expired after 300ms unused); start one with live.start: no such session`)
+	assert.EqualError(t, err, `no live session "a" (it expired after 300ms unused); start one with live.start`)
 
 	_, _, err = reg.Start(ctx, "bad id!", false, opts)
 	assert.EqualError(t, err, `live session id "bad id!" is not valid; use letters, digits, '-' and '_' (at most 64)`)

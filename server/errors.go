@@ -69,12 +69,6 @@ func newError(code int, format string, a ...any) *Error {
 	return &Error{Code: code, Message: oneLine(fmt.Sprintf(format, a...)), Data: &ErrorData{Kind: codeKinds[code]}}
 }
 
-// sentinelSuffixes are the texts %w appends for the sentinel errors; the code already says them.
-var sentinelSuffixes = []string{
-	": " + adi.ErrNotFound.Error(), ": " + adi.ErrBadInput.Error(),
-	": " + bridge.ErrNoSession.Error(), ": " + bridge.ErrClosed.Error(),
-}
-
 // errorFrom turns any error of a method into a JSON-RPC error, choosing the code from the
 // sentinel the error wraps. An error that wraps none is a runtime failure of the target or of a
 // tool adi starts (python, debugpy), not a bug in adi.
@@ -96,11 +90,7 @@ func errorFrom(err error) *Error {
 	case errors.Is(err, adi.ErrBadInput):
 		code = CodeBadInput
 	}
-	msg := err.Error()
-	for _, s := range sentinelSuffixes {
-		msg = strings.TrimSuffix(msg, s)
-	}
-	return newError(code, "%s", msg)
+	return newError(code, "%s", err.Error())
 }
 
 // oneLine folds a message onto one line and drops the "adi: " prefix (clients add their own).

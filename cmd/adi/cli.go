@@ -120,7 +120,7 @@ func envDuration(key string, def time.Duration) time.Duration {
 func checkRef(s string, frame bool) error {
 	r, err := adi.ParseRef(s)
 	if err != nil {
-		return errors.New(strings.TrimSuffix(err.Error(), ": "+adi.ErrBadInput.Error()))
+		return err
 	}
 	if frame && r.Index == 0 {
 		return usageErrorf("%s names a function; add the invocation index, e.g. %s#1", s, s)
