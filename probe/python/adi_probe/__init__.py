@@ -11,12 +11,12 @@ Modules, each with one job:
   engines   how interpreter events reach the recorder (settrace, setprofile, sys.monitoring)
   target    starts the target like python would (also used by adi's live-mode launcher)
   runner    runs the recording around the target and ends the run
-  debugger  functions the bridge calls through DAP: hit, capture_begin, capture_end
+  debugger  functions the bridge calls through DAP: hit, stopped_frame; pydevd_debugger
   execute   run(stmt): the `execute` command in the frame a stop paused
   editor    stop(), flush(): what the DAP proxy asks while an editor has a thread paused
 """
 
-from .debugger import capture_begin, capture_end, hit, stopped_frame
+from .debugger import hit, stopped_frame
 
 
 def main(config_path):
@@ -25,4 +25,4 @@ def main(config_path):
     return runner.main(config_path)
 
 
-__all__ = ["main", "hit", "capture_begin", "capture_end", "stopped_frame"]
+__all__ = ["main", "hit", "stopped_frame"]

@@ -8,11 +8,9 @@ the debugger").
   steps every invocation a stop names, and a debugger evaluates the condition at every line
   event of the line (a multi-line statement, a comprehension on 3.12+ or a loop on one line
   give several per step), so ``hit`` counts the stepper's steps at that line, not the calls.
-- ``capture_begin()`` / ``capture_end()``: swap ``sys.stdout``/``sys.stderr`` for buffers
-  around an ``evaluate`` and return what was printed.
+- ``pydevd_debugger()``: pydevd's debugger when the process runs under it (debugpy), else None.
 """
 
-import io
 import sys
 import threading
 
@@ -20,7 +18,6 @@ from .recorder import E_FRAME, E_INFO, E_N, E_STEP
 
 _run = None          # the active runner.Run (set by runner.Run.start)
 _stopped = None      # (stop id, frame) of the last stop that hit
-_captures = []       # stack of (stdout, stderr, buffer) while capturing
 
 
 def set_run(run):
@@ -71,18 +68,10 @@ def stopped_frame():
     return _stopped[1] if _stopped is not None else None
 
 
-def capture_begin():
-    """Start capturing sys.stdout and sys.stderr (nests)."""
-    buf = io.StringIO()
-    _captures.append((sys.stdout, sys.stderr, buf))
-    sys.stdout = sys.stderr = buf
-    return True
-
-
-def capture_end():
-    """Stop the innermost capture and return what was printed during it."""
-    if not _captures:
-        return ""
-    out, err, buf = _captures.pop()
-    sys.stdout, sys.stderr = out, err
-    return buf.getvalue()
+def pydevd_debugger():
+    """pydevd's debugger when the process runs under it (debugpy's), else None."""
+    mod = sys.modules.get("pydevd")
+    try:
+        return mod.get_global_debugger() if mod is not None else None
+    except Exception:
+        return None

@@ -52,7 +52,7 @@ def _start_flusher(run):
     if _flusher is not None:
         return
     try:
-        py_db = _debugger()
+        py_db = debugger.pydevd_debugger()
         if py_db is not None:
             from _pydevd_bundle.pydevd_daemon_thread import run_as_pydevd_daemon_thread
             _flusher = run_as_pydevd_daemon_thread(py_db, _flush_loop, run)
@@ -61,15 +61,6 @@ def _start_flusher(run):
             _flusher.start()
     except Exception:
         pass
-
-
-def _debugger():
-    """pydevd's debugger when the process runs under it, else None."""
-    mod = sys.modules.get("pydevd")
-    try:
-        return mod.get_global_debugger() if mod is not None else None
-    except Exception:
-        return None
 
 
 def _flush_loop(run):

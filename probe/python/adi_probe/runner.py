@@ -154,7 +154,7 @@ class Run:
         except SystemExit as exc:
             return self._system_exit(exc)
         except BaseException as exc:
-            debugged = _debugger_present()
+            debugged = debugger.pydevd_debugger() is not None
             code = self._uncaught(exc, show=not debugged)
             if debugged:
                 # Under a debugger (pydevd, under debugpy) the exception goes on to the top, as in
@@ -252,24 +252,17 @@ def _patch_os_exit(run):
     os._exit = _exit
 
 
+def _probe_frame(tb):
+    """Whether a traceback entry is in the probe's own code."""
+    fname = tb.tb_frame.f_code.co_filename
+    return fname.startswith(PROBE_DIR + os.sep) or fname == RUN_SCRIPT
+
+
 def _strip_probe_frames(tb):
     """Drop the probe's own frames from the head of a traceback."""
-    prefix = PROBE_DIR + os.sep
-    while tb is not None:
-        fname = tb.tb_frame.f_code.co_filename
-        if not (fname.startswith(prefix) or fname == RUN_SCRIPT):
-            break
+    while tb is not None and _probe_frame(tb):
         tb = tb.tb_next
     return tb
-
-
-def _debugger_present():
-    """True when pydevd (debugpy's debugger) debugs this process."""
-    mod = sys.modules.get("pydevd")
-    try:
-        return mod is not None and mod.get_global_debugger() is not None
-    except Exception:
-        return False
 
 
 def _hiding_probe_frames(hook):
@@ -285,11 +278,10 @@ def _hiding_probe_frames(hook):
 
 
 def _without_probe_frames(tb):
-    prefix = PROBE_DIR + os.sep
+    """The traceback without the probe's frames, wherever they are in it."""
     head = prev = None
     while tb is not None:
-        fname = tb.tb_frame.f_code.co_filename
-        if not (fname.startswith(prefix) or fname == RUN_SCRIPT):
+        if not _probe_frame(tb):
             if prev is None:
                 head = tb
             else:

@@ -468,7 +468,7 @@ def fp_text(fp):
 
 
 _MISSING = object()
-_CANON_SELF = frozenset((int, bool, float, complex, str, bytes, NoneType))  # tokens as themselves
+_CANON_SELF = SCALARS  # canonical tokens that are the values themselves
 _type_names = {}
 
 

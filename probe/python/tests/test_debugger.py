@@ -1,6 +1,5 @@
-"""Functions for the debugger: hit(stop_id) as a breakpoint condition, capture_begin/end."""
+"""Functions for the debugger: hit(stop_id) as a breakpoint condition."""
 
-import io
 import json
 import os
 import sys
@@ -10,7 +9,6 @@ import unittest
 from .harness import FIXTURES, record, script
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from adi_probe import capture_begin, capture_end  # noqa: E402
 
 
 def with_breakpoint(line, expression, stops, traced=(), fixture="loops.py", on_stop=None):
@@ -106,20 +104,6 @@ class Editor(unittest.TestCase):
                                     on_stop="(__import__('adi_probe.editor').editor.stop(), "
                                             "__import__('adi_probe.editor').editor.flush() > 0)")
         self.assertIn(["stop", 29, "(%d, True)" % rec.get("loops:countdown#1").idx], seen)
-
-
-class Capture(unittest.TestCase):
-    def test_swaps_and_returns_output(self):
-        real_out, real_err = sys.stdout, sys.stderr
-        self.assertTrue(capture_begin())
-        print("to stdout")
-        sys.stderr.write("to stderr\n")
-        self.assertIsInstance(sys.stdout, io.StringIO)
-        text = capture_end()
-        self.assertIs(sys.stdout, real_out)
-        self.assertIs(sys.stderr, real_err)
-        self.assertEqual(text, "to stdout\nto stderr\n")
-        self.assertEqual(capture_end(), "")
 
 
 if __name__ == "__main__":
