@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -80,16 +79,7 @@ func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []strin
 		d.close()
 		return nil, fmt.Errorf("start debugpy: %w", err)
 	}
-	launch := map[string]any{
-		"name": "adi", "type": "python", "request": "launch",
-		"program": probe.Script(probeDir), "args": args,
-		"python": append([]string{p.Python}, p.PyFlags...),
-		"cwd":    p.Dir, "console": "internalConsole", "redirectOutput": true,
-		// Include globs make library files user code; debugpy's justMyCode would refuse to stop
-		// in them (exec's breakpoint), so it is on only when nothing is included.
-		"justMyCode": len(p.Include) == 0, "subProcess": false, "showReturnValue": false,
-		"rules": []map[string]any{{"path": filepath.Join(probeDir, "**"), "include": false}},
-	}
+	launch := p.LaunchArgs("adi", probe.Script(probeDir), args, probeDir)
 	err = c.Launch(ctx, launch, func(ctx context.Context) error {
 		if err := c.SetExceptionBreakpoints(ctx, nil); err != nil {
 			return err

@@ -180,3 +180,23 @@ func dedupEnv(env []string) []string {
 	}
 	return out
 }
+
+// LaunchArgs is the debugpy launch request that runs script with args as the program would run:
+// its interpreter and flags, its directory, output redirected to adi, no child sessions. The
+// directories in hide (adi's own code) are left out of the debugger's view: no stop, no frame.
+func (p *Program) LaunchArgs(name, script string, args []string, hide ...string) map[string]any {
+	rules := make([]map[string]any, len(hide))
+	for i, d := range hide {
+		rules[i] = map[string]any{"path": filepath.Join(d, "**"), "include": false}
+	}
+	return map[string]any{
+		"name": name, "type": "python", "request": "launch",
+		"program": script, "args": args,
+		"python": append([]string{p.Python}, p.PyFlags...),
+		"cwd":    p.Dir, "console": "internalConsole", "redirectOutput": true,
+		// Include globs make library files user code; debugpy's justMyCode would refuse to stop
+		// in them (exec's breakpoint), so it is on only when nothing is included.
+		"justMyCode": len(p.Include) == 0, "subProcess": false, "showReturnValue": false,
+		"rules": rules,
+	}
+}

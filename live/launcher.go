@@ -58,15 +58,5 @@ func launchArgs(prog *bridge.Program, launcherDir, probeDir, dump, token string)
 	if err != nil {
 		return nil, fmt.Errorf("encode the launcher's config: %w", err)
 	}
-	return map[string]any{
-		"name": "adi live", "type": "python", "request": "launch",
-		"program": filepath.Join(launcherDir, "adi_live_run.py"), "args": []string{string(b)},
-		"python": append([]string{prog.Python}, prog.PyFlags...),
-		"cwd":    prog.Dir, "console": "internalConsole", "redirectOutput": true,
-		"justMyCode": true, "subProcess": false, "showReturnValue": false,
-		"rules": []map[string]any{
-			{"path": filepath.Join(launcherDir, "**"), "include": false},
-			{"path": filepath.Join(probeDir, "**"), "include": false},
-		},
-	}, nil
+	return prog.LaunchArgs("adi live", filepath.Join(launcherDir, "adi_live_run.py"), []string{string(b)}, launcherDir, probeDir), nil
 }
