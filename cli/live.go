@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // lastLiveFile records the live session the last `adi live start` opened, for the commands given
@@ -31,10 +28,7 @@ type LiveInvocation struct {
 
 // LiveID derives the live session of a target command started in dir: starting the same command
 // again in the same directory starts that session over.
-func LiveID(dir, target string) string {
-	sum := sha256.Sum256([]byte("live\x00" + dir + "\x00" + strings.Join(strings.Fields(target), " ")))
-	return "live-" + hex.EncodeToString(sum[:6])
-}
+func LiveID(dir, target string) string { return derivedID("live-", "live\x00", dir, target) }
 
 // Live runs one live command on the daemon and prints its answer; it returns the exit code: 0
 // answered (whatever the program did), 1 refused or failed (one line on stderr), 2 usage.
@@ -70,9 +64,9 @@ func Live(ctx context.Context, env *Env, inv LiveInvocation) int {
 	}
 	switch inv.Method {
 	case "live.start":
-		_ = os.WriteFile(filepath.Join(env.StateDir, lastLiveFile), []byte(fmt.Sprint(params["id"])+"\n"), 0o600)
+		writeLast(env, lastLiveFile, fmt.Sprint(params["id"]))
 	case "live.close":
-		if last, _ := os.ReadFile(filepath.Join(env.StateDir, lastLiveFile)); strings.TrimSpace(string(last)) == params["live"] {
+		if readLast(env, lastLiveFile) == params["live"] {
 			_ = os.Remove(filepath.Join(env.StateDir, lastLiveFile))
 		}
 	}
@@ -88,10 +82,7 @@ func Live(ctx context.Context, env *Env, inv LiveInvocation) int {
 		Text string `json:"text"`
 	}
 	_ = json.Unmarshal(raw, &ans)
-	fmt.Fprint(env.Stdout, ans.Text)
-	if ans.Text != "" && !strings.HasSuffix(ans.Text, "\n") {
-		fmt.Fprintln(env.Stdout)
-	}
+	printText(env, ans.Text)
 	return ExitOK
 }
 
@@ -100,8 +91,7 @@ func chooseLive(env *Env, inv LiveInvocation) (string, int) {
 	if inv.Live != "" {
 		return inv.Live, ExitOK
 	}
-	b, err := os.ReadFile(filepath.Join(env.StateDir, lastLiveFile))
-	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
+	if id := readLast(env, lastLiveFile); id != "" {
 		return id, ExitOK
 	}
 	fmt.Fprintf(env.Stderr, "adi: live %s: no live session yet in %s; start one first: adi live start \"python t.py\"\n", inv.Name, env.StateDir)

@@ -72,9 +72,35 @@ const lastFile = "cli-last-session"
 
 // SessionID derives the session of a target command run in dir: the same command in the same
 // directory reuses its recording.
-func SessionID(dir, target string) string {
-	sum := sha256.Sum256([]byte(dir + "\x00" + strings.Join(strings.Fields(target), " ")))
-	return "cli-" + hex.EncodeToString(sum[:6])
+func SessionID(dir, target string) string { return derivedID("cli-", "", dir, target) }
+
+// derivedID names the session of a target command in dir: prefix and a hash of salt, dir and
+// the command with its spacing normalised.
+func derivedID(prefix, salt, dir, target string) string {
+	sum := sha256.Sum256([]byte(salt + dir + "\x00" + strings.Join(strings.Fields(target), " ")))
+	return prefix + hex.EncodeToString(sum[:6])
+}
+
+// readLast returns the id recorded in the state directory's file name ("" when none).
+func readLast(env *Env, name string) string {
+	b, err := os.ReadFile(filepath.Join(env.StateDir, name))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// writeLast records id in the state directory's file name.
+func writeLast(env *Env, name, id string) {
+	_ = os.WriteFile(filepath.Join(env.StateDir, name), []byte(id+"\n"), 0o600)
+}
+
+// printText prints an answer's text, ending it with a newline.
+func printText(env *Env, text string) {
+	fmt.Fprint(env.Stdout, text)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(env.Stdout)
+	}
 }
 
 // Run runs one invocation and returns the exit code. It prints the answers' text on stdout and
@@ -97,7 +123,7 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 		}
 		exitCode = created.Run.ExitCode
 	}
-	_ = os.WriteFile(filepath.Join(env.StateDir, lastFile), []byte(id+"\n"), 0o600)
+	writeLast(env, lastFile, id)
 
 	var results []json.RawMessage
 	failed := false
@@ -144,8 +170,7 @@ func chooseSession(env *Env, inv Invocation) (string, int) {
 	case inv.Target != "":
 		return SessionID(env.Dir, inv.Target), ExitOK
 	}
-	b, err := os.ReadFile(filepath.Join(env.StateDir, lastFile))
-	if id := strings.TrimSpace(string(b)); err == nil && id != "" {
+	if id := readLast(env, lastFile); id != "" {
 		return id, ExitOK
 	}
 	fmt.Fprintf(env.Stderr, "adi: %s: no session yet in %s; give the target command first, e.g. adi %s \"python t.py\" ...\n",
@@ -196,10 +221,7 @@ func flush(env *Env, inv Invocation, results []json.RawMessage) {
 		if i > 0 {
 			fmt.Fprintln(env.Stdout)
 		}
-		fmt.Fprint(env.Stdout, ans.Text)
-		if ans.Text != "" && !strings.HasSuffix(ans.Text, "\n") {
-			fmt.Fprintln(env.Stdout)
-		}
+		printText(env, ans.Text)
 	}
 }
 
