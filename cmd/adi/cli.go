@@ -145,11 +145,37 @@ func bare(method string) cliBuilder {
 	}
 }
 
-func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
-	var cond string
+// condFlag defines --cond (also --condition, -c): a breakpoint's condition.
+func condFlag(fs *flag.FlagSet, usage string) *string {
+	cond := new(string)
 	for _, n := range []string{"cond", "condition", "c"} {
-		fs.StringVar(&cond, n, "", "condition on the arguments (or _return at exit), e.g. 'rate > 0'")
+		fs.StringVar(cond, n, "", usage)
 	}
+	return cond
+}
+
+// condition is a breakpoint's condition: --cond, or the words after the place (what), not both.
+func condition(flagCond string, rest []string, what string) (string, error) {
+	if flagCond == "" {
+		return strings.Join(rest, " "), nil
+	}
+	if len(rest) > 0 {
+		return "", usageErrorf("give the condition once (--cond or after the %s)", what)
+	}
+	return flagCond, nil
+}
+
+// codeFile reads the statements of -f FILE (what names them in the error).
+func codeFile(file, what string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", usageErrorf("cannot read the %s file: %v", what, err)
+	}
+	return string(b), nil
+}
+
+func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	flagCond := condFlag(fs, "condition on the arguments (or _return at exit), e.g. 'rate > 0'")
 	return func(args []string) ([]cli.Call, error) {
 		if len(args) == 0 {
 			return nil, usageErrorf("the function is missing")
@@ -157,10 +183,9 @@ func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 		if err := checkRef(args[0], false); err != nil {
 			return nil, err
 		}
-		if cond == "" {
-			cond = strings.Join(args[1:], " ")
-		} else if len(args) > 1 {
-			return nil, usageErrorf("give the condition once (--cond or after the function)")
+		cond, err := condition(*flagCond, args[1:], "function")
+		if err != nil {
+			return nil, err
 		}
 		p := map[string]any{"func": args[0]}
 		if cond != "" {
@@ -305,11 +330,10 @@ func buildExec(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 		case file != "" && stmt != "":
 			return nil, usageErrorf("give -s or -f, not both")
 		case file != "":
-			b, err := os.ReadFile(file)
-			if err != nil {
-				return nil, usageErrorf("cannot read the statement file: %v", err)
+			var err error
+			if stmt, err = codeFile(file, "statement"); err != nil {
+				return nil, err
 			}
-			stmt = string(b)
 		case stmt == "":
 			stmt = strings.Join(args[1:], " ")
 		case len(args) > 1:

@@ -125,19 +125,15 @@ func buildLiveStart(fs *flag.FlagSet) func([]string) (map[string]any, error) {
 }
 
 func buildLiveBreak(fs *flag.FlagSet) func([]string) (map[string]any, error) {
-	var cond string
-	for _, n := range []string{"cond", "condition", "c"} {
-		fs.StringVar(&cond, n, "", "stop only when this Python expression is true there, e.g. 'i > 3'")
-	}
+	flagCond := condFlag(fs, "stop only when this Python expression is true there, e.g. 'i > 3'")
 	keep := fs.Bool("keep", false, "keep the breakpoint after it is hit (default: removed once hit)")
 	return func(args []string) (map[string]any, error) {
 		if len(args) == 0 {
 			return nil, fmt.Errorf("the location is missing")
 		}
-		if cond == "" {
-			cond = strings.Join(args[1:], " ")
-		} else if len(args) > 1 {
-			return nil, fmt.Errorf("give the condition once (--cond or after the location)")
+		cond, err := condition(*flagCond, args[1:], "location")
+		if err != nil {
+			return nil, err
 		}
 		p := map[string]any{"location": args[0]}
 		if cond != "" {
@@ -173,11 +169,10 @@ func buildLiveInteract(fs *flag.FlagSet) func([]string) (map[string]any, error) 
 		case file != "" && code != "":
 			return nil, fmt.Errorf("give the code or -f, not both")
 		case file != "":
-			b, err := os.ReadFile(file)
-			if err != nil {
-				return nil, fmt.Errorf("cannot read the code file: %v", err)
+			var err error
+			if code, err = codeFile(file, "code"); err != nil {
+				return nil, err
 			}
-			code = string(b)
 		case code == "-":
 			b, err := io.ReadAll(os.Stdin)
 			if err != nil {
