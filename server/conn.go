@@ -102,6 +102,7 @@ func (c *wsConn) readPump() {
 			if out := c.h.serveMessage(data, c); out != nil {
 				c.queueAnswer(out)
 			}
+			c.h.afterAnswer()
 		}()
 	}
 }

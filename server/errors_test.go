@@ -18,10 +18,10 @@ func TestErrorFrom(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{fmt.Errorf("adi: no session %q: %w", "x", bridge.ErrNoSession), CodeSessionNotFound, `no session "x"`},
-		{fmt.Errorf("adi: session s is closed; create a new one: %w", bridge.ErrClosed), CodeSessionClosed, "session s is closed; create a new one"},
-		{fmt.Errorf("adi: no function \"f\": %w", adi.ErrNotFound), CodeNotFound, `no function "f"`},
-		{fmt.Errorf("adi: bad\ncondition: %w", adi.ErrBadInput), CodeBadInput, "bad condition"},
+		{adi.Errorf(bridge.ErrNoSession, "adi: no session %q", "x"), CodeSessionNotFound, `no session "x"`},
+		{adi.Errorf(bridge.ErrClosed, "adi: session s is closed; create a new one"), CodeSessionClosed, "session s is closed; create a new one"},
+		{adi.NotFoundf("adi: no function \"f\""), CodeNotFound, `no function "f"`},
+		{adi.BadInputf("adi: bad\ncondition"), CodeBadInput, "bad condition"},
 		{fmt.Errorf("run: %w", context.DeadlineExceeded), CodeTimeout, "run: context deadline exceeded"},
 		{errors.New("adi: debugpy died"), CodeRunFailed, "debugpy died"},
 		{newError(CodeRefused, "no"), CodeRefused, "no"},

@@ -36,6 +36,8 @@ type Handler struct {
 	log        hclog.Logger
 	python     string
 	onShutdown func()
+	// shutdownAsked is set by server.shutdown; afterAnswer then runs onShutdown.
+	shutdownAsked atomic.Bool
 
 	base   context.Context // commands run on it, detached from any connection
 	cancel context.CancelFunc
@@ -118,6 +120,14 @@ func (h *Handler) Call(name string, raw json.RawMessage, peer Peer) (result any,
 		return nil, errorFrom(err)
 	}
 	return res, nil
+}
+
+// afterAnswer runs what a method asked to happen once its answer is sent (queued on a WebSocket,
+// whose close frame follows the queued answers; written on HTTP): a server.shutdown.
+func (h *Handler) afterAnswer() {
+	if h.shutdownAsked.CompareAndSwap(true, false) {
+		go h.onShutdown()
+	}
 }
 
 // CallJSON is Call with the result marshalled, for in-process callers (the MCP server).

@@ -98,6 +98,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := s.h.serveMessage(data, nil)
+	defer s.h.afterAnswer()
 	if out == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return

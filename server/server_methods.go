@@ -37,10 +37,8 @@ func serverShutdown(c *call) (any, error) {
 	if c.h.onShutdown == nil {
 		return nil, newError(CodeRefused, "this server cannot be stopped over the API; stop the process that runs it")
 	}
-	// Answer first: the shutdown closes the connection this answer travels on.
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		c.h.onShutdown()
-	}()
+	// Answer first: the shutdown closes the connection this answer travels on, so the transport
+	// starts it once the answer is on its way (afterAnswer).
+	c.h.shutdownAsked.Store(true)
 	return map[string]bool{"stopping": true}, nil
 }
