@@ -183,6 +183,10 @@ func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
 	return s, nil
 }
 
+// IdleTimeout returns how long the Manager's sessions may stay unused before they are closed (0:
+// never). Live sessions (package live) expire on the same clock.
+func (m *Manager) IdleTimeout() time.Duration { return m.cfg.IdleTimeout }
+
 // OpenCount returns how many sessions are open (in memory); List also reads closed ones from disk.
 func (m *Manager) OpenCount() int {
 	m.mu.Lock()

@@ -14,12 +14,9 @@ import (
 	"github.com/adi-bridge/adi/internal/sessionid"
 )
 
-// DefaultIdle closes a live session unused for this long when RegistryConfig.Idle is zero.
-const DefaultIdle = 30 * time.Minute
-
 // RegistryConfig configures a Registry.
 type RegistryConfig struct {
-	// Idle closes sessions unused for this long (DefaultIdle when zero; negative: never).
+	// Idle closes sessions unused for this long (0: never, as bridge.ManagerConfig.IdleTimeout).
 	Idle time.Duration
 	Log  hclog.Logger
 }
@@ -47,9 +44,6 @@ const maxGone = 256
 
 // NewRegistry returns a Registry; Shutdown it when done.
 func NewRegistry(cfg RegistryConfig) *Registry {
-	if cfg.Idle == 0 {
-		cfg.Idle = DefaultIdle
-	}
 	if cfg.Log == nil {
 		cfg.Log = hclog.NewNullLogger()
 	}

@@ -70,7 +70,7 @@ func NewHandler(cfg HandlerConfig) *Handler {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handler{mgr: cfg.Manager, log: cfg.Log, python: cfg.Python, onShutdown: cfg.OnShutdown,
 		base: ctx, cancel: cancel, subs: map[*Subscription]struct{}{}}
-	h.live = live.NewRegistry(live.RegistryConfig{Idle: liveIdle(cfg.Manager.IdleTimeout()), Log: cfg.Log.Named("live")})
+	h.live = live.NewRegistry(live.RegistryConfig{Idle: cfg.Manager.IdleTimeout(), Log: cfg.Log.Named("live")})
 	h.lastActive.Store(time.Now().UnixNano())
 	h.unsub = cfg.Manager.Subscribe(h.fanOut)
 	return h

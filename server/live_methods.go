@@ -101,13 +101,5 @@ func liveError(err error) error {
 	return err
 }
 
-// liveIdle is the live sessions' idle expiry: the ADI sessions' (0 there means never).
-func liveIdle(d time.Duration) time.Duration {
-	if d <= 0 {
-		return -1
-	}
-	return d
-}
-
 // liveOpen counts the open live sessions.
 func (h *Handler) liveOpen() int { return h.live.Open() }
