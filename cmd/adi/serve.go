@@ -20,7 +20,7 @@ func init() {
 var viewer http.Handler
 
 func runServe(ctx context.Context, g *globals, args []string) error {
-	fs := newFlags("serve", "[--listen 127.0.0.1:0] [--allow-remote] [--idle-timeout 30m] [--token T]", g)
+	fs := newFlags("serve", "[--listen 127.0.0.1:0] [--allow-remote] [--idle-timeout 30m] [--token T] [--exit-when-idle 0] [--dap ADDR] [--state-file F]", g)
 	listen := fs.String("listen", "127.0.0.1:0", "address to listen on (HOST:PORT; port 0 picks a free one)")
 	allowRemote := fs.Bool("allow-remote", false, "allow a --listen address other than loopback (the API runs code as you)")
 	idle := fs.Duration("idle-timeout", 30*time.Minute, "close sessions unused for this long; their processes end, data stays (0: never)")
