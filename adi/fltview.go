@@ -34,6 +34,12 @@ type CallView struct {
 func (t *Trace) FLTView(flt *FLT) *FLTView {
 	v := &FLTView{Frame: t.FrameSummary(flt.Frame), Steps: make([]StepView, len(flt.Steps)),
 		Dropped: flt.Dropped, Recording: t.Coverage()}
+	if flt.Args != nil {
+		v.Frame.Args = flt.Args
+	}
+	if flt.Return != nil && v.Frame.Status == Returned {
+		v.Frame.Return = *flt.Return
+	}
 	for i, s := range flt.Steps {
 		v.Steps[i] = StepView{Line: s.Line, Stmt: s.Stmt, Changes: s.Changes, Loop: s.Loop,
 			Resume: s.Resume, Yield: s.Yield, Raise: s.Raise}

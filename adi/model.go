@@ -149,6 +149,10 @@ type FLT struct {
 	Steps []Step `json:"steps"`
 	// Dropped counts steps not recorded because the per-FLT step limit was reached.
 	Dropped int `json:"dropped,omitempty"`
+	// Args and Return are the frame's arguments and returned value rendered in full when the
+	// FLT was recorded (T renders only the first calls of each function; nil: as in T).
+	Args   []Arg   `json:"args,omitempty"`
+	Return *string `json:"return,omitempty"`
 }
 
 // Len returns the number of frames in T.

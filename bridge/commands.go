@@ -17,6 +17,9 @@ type Answer struct {
 	// TargetFailed is set when the target did not exit cleanly: the answer is still useful, but an
 	// agent should know (the CLI exits 1).
 	TargetFailed bool `json:"target_failed,omitempty"`
+	// Notes are what an agent should know about how the answer was made (a re-run that differed
+	// from the recording elsewhere); the text ends with them as "Note: ..." lines.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Do runs one ADI command. Navigation answers from the recording; an FLT not cached yet costs one
@@ -42,11 +45,15 @@ func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (a
 			ans, err = nil, fmt.Errorf("internal error in %s: %v (the session is still usable; please report this)", cmd.Name(), r)
 		}
 	}()
+	s.notes = nil
 	res, err := s.do(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
-	ans = &Answer{Command: cmd.Name(), Result: res, Text: res.Text(o), TargetFailed: s.base.Failed()}
+	ans = &Answer{Command: cmd.Name(), Result: res, Text: res.Text(o), TargetFailed: s.base.Failed(), Notes: s.notes}
+	for _, n := range s.notes {
+		ans.Text += "Note: " + n + "\n"
+	}
 	if err := s.writeState(); err != nil {
 		// The command took effect; only its record on disk is missing. Say so rather than lose it.
 		ans.Text += "Warning: the session state (breakpoints, current frame) could not be saved, so a restarted adi will not have this change: " + err.Error() + "\n"

@@ -267,9 +267,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	if err != nil {
 		return err
 	}
-	if err := s.adopt(run); err != nil {
-		return err
-	}
+	s.adopt(run)
 	var missing []string
 	sort.Ints(want)
 	for _, j := range want {

@@ -61,14 +61,20 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 		s.flts[k] = flt
 	}
 	for _, n := range runs[1:] {
-		r, err := loadRun(filepath.Join(runsDir, fmt.Sprintf("%04d", n)))
+		dir := filepath.Join(runsDir, fmt.Sprintf("%04d", n))
+		kept, ok, err := loadKept(dir)
+		if !ok && err == nil { // a run of an older adi, or one cut before it was adopted
+			var r *Run
+			if r, err = loadRun(dir); err == nil {
+				kept = s.replayOf(r).flts
+			}
+		}
 		if err != nil {
 			log.Warn("skipping unreadable run", "run", n, "error", err)
 			continue
 		}
-		limit := s.replayedUpTo(r.Rec.Trace)
-		for k, flt := range r.Rec.FLTs {
-			if k < limit && s.fltComplete(r.Rec.Trace, k) {
+		for k, flt := range kept {
+			if s.trace.Frame(k) != nil {
 				s.flts[k] = flt
 			}
 		}

@@ -37,7 +37,14 @@ type Options struct {
 	// invocation, so that a small program is navigated without re-runs (0: DefaultEagerSteps,
 	// -1: none).
 	EagerSteps int `json:"eager_steps,omitempty"`
+	// NoSeed leaves random's unseeded generators to the operating system's entropy; by default
+	// every run of a session seeds them with RandomSeed, so that re-runs replay (see Program.Seed).
+	NoSeed bool `json:"no_seed,omitempty"`
 }
+
+// RandomSeed is the seed every run of a session gives random's unseeded generators (unless
+// Options.NoSeed): a program that draws random numbers draws the same ones in every run.
+const RandomSeed = 0
 
 // DefaultTimeout bounds one run when Options.Timeout is zero.
 const DefaultTimeout = 60 * time.Second
@@ -80,7 +87,7 @@ func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error)
 
 	p := &Program{
 		PyFlags: tg.PyFlags, Dir: dir, Root: root, Include: o.Include, Exclude: o.Exclude,
-		Limits: o.Limits, ReprLimit: o.ReprLimit, Timeout: o.Timeout,
+		Limits: o.Limits, ReprLimit: o.ReprLimit, Timeout: o.Timeout, Seed: !o.NoSeed,
 	}
 	if p.Timeout <= 0 {
 		p.Timeout = DefaultTimeout

@@ -37,6 +37,8 @@ type Program struct {
 	ReprLimit int
 	// Timeout bounds the wall-clock time of one run.
 	Timeout time.Duration
+	// Seed makes random's unseeded generators draw the same numbers in every run (RandomSeed).
+	Seed bool
 	// Debugpy is the python with debugpy whose adapter runs debug runs.
 	Debugpy *dap.Python
 }
@@ -118,6 +120,10 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 	}
 	if req.TraceAll > 0 {
 		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll}
+	}
+	if p.Seed {
+		seed := RandomSeed
+		cfg.Seed = &seed
 	}
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {

@@ -71,6 +71,9 @@ type Session struct {
 	stopMu sync.Mutex
 	stop   context.CancelFunc
 
+	// notes are lines for the answer of the command in progress (Do resets them).
+	notes []string
+
 	// savedState is what state.json holds (writeState skips a write that would change nothing).
 	savedState []byte
 
@@ -283,12 +286,10 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.adopt(run); err != nil {
-		return nil, err
-	}
+	rp := s.adopt(run)
 	flt, ok := s.flts[j]
 	if !ok {
-		return nil, adi.NotFoundf("the re-run did not reach %s (%s); the recording cannot be replayed", f.FID, runSummary(run))
+		return nil, adi.NotFoundf("cannot record the FLT of %s: %s; the program does not run the same way twice (it depends on time, input or the environment, or on randomness adi does not seed)", f.FID, rp.why(s, run, j))
 	}
 	return flt, nil
 }
@@ -335,35 +336,34 @@ func (s *Session) expect(k int) probe.Expect {
 	return probe.Expect{Func: f.FID.Func, Index: f.FID.Index, Chain: chain, ArgsFP: f.ArgsFP}
 }
 
-// adopt checks that a re-run replayed the recording and takes its FLTs into the cache.
-func (s *Session) adopt(run *Run) error {
-	limit := s.replayedUpTo(run.Rec.Trace)
-	if d := run.Rec.Result; d != nil && d.Divergence != nil {
-		return adi.BadInputf("the program did not replay the same way: %s expected %s, got %s; it depends on time, randomness, input or environment, so adi cannot re-run it to record this frame", d.Divergence.FID, d.Divergence.Expected, d.Divergence.Actual)
-	}
-	n := 0
-	for j, flt := range run.Rec.FLTs {
-		if j >= limit || !s.fltComplete(run.Rec.Trace, j) {
-			continue
-		}
+// adopt takes into the cache the FLTs of a re-run that answer for frames of T (replay.go), keeps
+// only those on disk, and notes where the re-run differed from the recording, for the answer.
+func (s *Session) adopt(run *Run) *replay {
+	rp := s.replayOf(run)
+	for j, flt := range rp.flts {
 		s.flts[j] = flt
-		n++
 	}
-	if n > 0 {
+	if len(rp.flts) > 0 {
 		s.emit(Event{Session: s.ID, Kind: "flt_ready", FLTs: len(s.flts)})
 	}
-	if limit < s.trace.Len() && limit < run.Rec.Trace.Len() {
-		s.log.Warn("re-run diverged from the recording", "at", limit)
+	if rp.differ != "" {
+		s.log.Debug("re-run differed from the recording", "run", filepath.Base(run.Dir), "where", rp.differ)
+		if len(rp.flts) > 0 {
+			s.note("this re-run differed from the recording (" + rp.differ + "); the frames shown are the same invocations as recorded")
+		}
 	}
-	return nil
+	s.keep(run, rp.flts)
+	return rp
 }
 
-// fltComplete reports whether a re-run whose trace is t recorded frame k's FLT to its end. A run
-// cut off (killed, timed out, or stopped with its bridge) leaves unfinished the FLT of a frame it
-// was still in, while the recording says that frame ended: such an FLT is not kept.
-func (s *Session) fltComplete(t *adi.Trace, k int) bool {
-	f := t.Frame(k)
-	return f != nil && (f.Status != adi.Unfinished || s.trace.Frames[k].Status == adi.Unfinished)
+// note adds a line to the answer of the command in progress (Answer.Notes), once.
+func (s *Session) note(text string) {
+	for _, n := range s.notes {
+		if n == text {
+			return
+		}
+	}
+	s.notes = append(s.notes, text)
 }
 
 // replayedUpTo returns the index of the first frame where t differs from the recording (caller,
@@ -417,14 +417,12 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.adopt(run); err != nil {
-		return err
-	}
+	rt := run.Rec.Trace
+	s.adopt(run)
 	res := run.Rec.Result
 	if res == nil {
 		return adi.BadInputf("the run that evaluates the conditions ended early (%s)", runSummary(run))
 	}
-	limit := s.replayedUpTo(run.Rec.Trace)
 	for _, cr := range res.Conditions {
 		if cr.ID < 0 || cr.ID >= len(pending) {
 			continue
@@ -433,7 +431,11 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 		inv := s.trace.Invocations(b.Func)
 		var hits []int
 		for _, n := range cr.Hits {
-			if n >= 1 && n <= len(inv) && inv[n-1] < limit {
+			if n < 1 || n > len(inv) {
+				continue
+			}
+			// a hit counts for the recording's b.Func#n when the re-run's is the same invocation
+			if r, err := rt.Lookup(adi.FID{Func: b.Func, Index: n}); err == nil && s.sameFrame(rt, r, inv[n-1]) == "" {
 				hits = append(hits, inv[n-1])
 			}
 		}

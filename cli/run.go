@@ -62,7 +62,9 @@ type Invocation struct {
 	Session string
 	// Timeout bounds one run of the target when the session is created (0: the default).
 	Timeout time.Duration
-	Calls   []Call
+	// NoSeed leaves random's unseeded generators unseeded in the session's runs (--no-seed).
+	NoSeed bool
+	Calls  []Call
 	// JSON prints the JSON results instead of the texts.
 	JSON bool
 }
@@ -184,6 +186,9 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 	params := map[string]any{"id": id, "command": inv.Target, "dir": env.Dir, "reuse": true}
 	if inv.Timeout > 0 {
 		params["timeout_ms"] = inv.Timeout.Milliseconds()
+	}
+	if inv.NoSeed {
+		params["no_seed"] = true
 	}
 	if env.Python != "" {
 		params["python"] = env.Python

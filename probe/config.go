@@ -16,6 +16,8 @@ type Config struct {
 	Conditions []Condition `json:"conditions"`
 	Expect     []Expect    `json:"expect"`
 	Stops      []Stop      `json:"stops"`
+	// Seed seeds random's unseeded generators the same way in every run (nil: not at all).
+	Seed *int `json:"seed,omitempty"`
 }
 
 // Target is what the probe runs, the way python would.

@@ -591,7 +591,22 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 		if idx >= fd.d.trace.Len() {
 			return nil // past the end of T (a partial recording)
 		}
-		fd.flts[idx] = &adi.FLT{Frame: idx, Steps: []adi.Step{}}
+		flt := &adi.FLT{Frame: idx, Steps: []adi.Step{}}
+		if len(rec) > 2 { // the frame's arguments rendered in full (T may hold summaries)
+			var vals []string
+			if err := values(rec[2:], &vals); err != nil {
+				return err
+			}
+			names := fd.d.codes[fd.d.codeOf[idx]].argnames
+			flt.Args = make([]adi.Arg, len(vals))
+			for i, v := range vals {
+				if i < len(names) {
+					flt.Args[i].Name = names[i]
+				}
+				flt.Args[i].Value = v
+			}
+		}
+		fd.flts[idx] = flt
 	case "step":
 		var idx, line int
 		var changes, callees, loop, ev any
@@ -618,6 +633,13 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 		}
 		if flt := fd.flts[idx]; flt != nil {
 			flt.Dropped = dropped
+			if len(rec) > 4 { // the value it returned, rendered in full
+				var ret string
+				if err := values(rec[4:], repr(&ret)); err != nil {
+					return err
+				}
+				flt.Return = &ret
+			}
 		}
 	default:
 		return fmt.Errorf("unknown tag")

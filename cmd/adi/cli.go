@@ -52,6 +52,7 @@ type cliFlags struct {
 	budget  int
 	timeout int
 	noCount bool
+	noSeed  bool
 }
 
 func (f *cliFlags) register(fs *flag.FlagSet) {
@@ -61,6 +62,7 @@ func (f *cliFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.timeout, "timeout", 0, "seconds one run of the target may take (when CMD is recorded; default 60)")
 	fs.IntVar(&f.timeout, "t", 0, "short for --timeout")
 	fs.BoolVar(&f.noCount, "no-count", false, "accepted for compatibility with the peer; adi always knows the count")
+	fs.BoolVar(&f.noSeed, "no-seed", false, "do not seed random's unseeded generators (when CMD is recorded; by default every run draws the same numbers, so re-runs replay)")
 }
 
 func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilder, args []string) error {
@@ -72,7 +74,7 @@ func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilde
 	if err != nil {
 		return err
 	}
-	inv := cli.Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second}
+	inv := cli.Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second, NoSeed: cf.noSeed}
 	if len(pos) > 0 && strings.ContainsAny(strings.TrimSpace(pos[0]), " \t") {
 		inv.Target, pos = pos[0], pos[1:]
 	}

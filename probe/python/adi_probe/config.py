@@ -11,6 +11,7 @@ class ConfigError(Exception):
     """The config file is missing, unreadable or invalid."""
 
 
+DEFAULT_RENDER_CALLS = 64  # calls of each function whose values T renders (then summaries)
 DEFAULT_LIMITS = {"max_calls": 2000000, "max_steps": 200000, "max_bytes": 536870912}
 
 
@@ -88,6 +89,10 @@ class Config:
         self.exclude = _str_list(data, "exclude")
         self.repr_limit = _int(data, "repr_limit", 200, minimum=8)
         self.repr_time_ms = _num(data, "repr_time_ms", 20)
+        self.render_calls = _int(data, "render_calls", DEFAULT_RENDER_CALLS)
+        self.seed = data.get("seed")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise ConfigError("'seed' must be an integer or null")
         limits = data.get("limits") or {}
         if not isinstance(limits, dict):
             raise ConfigError("'limits' must be an object")

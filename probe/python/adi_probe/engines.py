@@ -195,7 +195,6 @@ class MonitoringEngine:
         getframe = sys._getframe
         live_gens_get = rec.live_gens.get
         calls_append = rec.out.calls.append
-        render = rec.values.render
         big = rec.values.big
         nbig = -big
         raw = RAW_TYPES
@@ -273,7 +272,7 @@ class MonitoringEngine:
                 stack.pop()
                 t = type(value)
                 calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid, e[E_LINE], e[E_ARGS],
-                              e[E_FP], value if (t is int and nbig < value < big) or t in raw else render(value)))
+                              e[E_FP], value if (t is int and nbig < value < big) or t in raw else info.render(value)))
             else:
                 h.leave("return", value)
 

@@ -16,7 +16,9 @@ written open (``call``, by ``open_live``) and its outcome follows as ``ret``/``e
 generators are written open when they start. Records are tuples of raw fields (marshalled at
 flush time): an int, bool or None argument or return value is kept as the value itself.
 ``trace_all`` (eager FLTs) starts a stepper for every new invocation while its step budget
-lasts (``eager_enter``); then ``_end_eager`` gives plain code objects their fast path back.
+lasts (``eager_enter``), except while a user module is being imported: the bodies of imported
+modules and what they call (where nobody looks, and where a module's namespace of thousands of
+names would be compared at every step); then ``_end_eager`` gives plain code objects their fast path back.
 
 A stack entry is a list ``[frame, idx, info, stepper, exc, n, exc_at, caller, line, args, fp,
 state]`` (the E_* indexes): the frame, its invocation idx, its CodeInfo, its Stepper (or None),
@@ -50,7 +52,7 @@ from functools import partial
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
 from .stepper import CodeFacts, Stepper, exc_message, exc_type_name
-from .values import fp_text
+from .values import ADDR_LOW, fp_text
 
 E_FRAME, E_IDX, E_INFO, E_STEP, E_EXC, E_N, E_EXC_AT, E_CALLER, E_LINE, E_ARGS, E_FP, E_STATE = range(12)
 FAST, SLOW, WRITTEN = 0, 1, 2  # E_STATE values
@@ -67,9 +69,9 @@ class CodeInfo:
 
     __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
-                 "watch", "code", "facts", "stmts_sent", "lines")
+                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render")
 
-    def __init__(self, cid, func, next_ids, code, watch, is_import=False):
+    def __init__(self, cid, func, next_ids, code, watch, render, budget, is_import=False):
         self.cid = cid
         self.func = func
         self.next_ids = next_ids  # () -> (idx, n), taken together (see Recorder.classify)
@@ -86,6 +88,10 @@ class CodeInfo:
         self.state0 = FAST if self.plain else SLOW  # E_STATE of a new entry
         self.facts = None
         self.stmts_sent = False
+        # values of the first `budget` calls are rendered (then ``Values.summary``; see
+        # Recorder.thread_hooks): `render` renders this function's returned and yielded values
+        self.budget = budget
+        self.render = render
         rets, yields, first = set(), set(), -1
         for ins in dis.get_instructions(code):
             op = ins.opname
@@ -242,7 +248,8 @@ class Recorder:
             # an idx in between: n follows idx order within a func without a lock
             ids = zip(self._next_idx, counter).__next__
             info = CodeInfo(next(self._next_cid), func, ids, code, self._watches.get(func),
-                            code.co_name == "<module>" and code is not self.main_code)
+                            self.values.render if self.cfg.render_calls else self.values.summary,
+                            self.cfg.render_calls, code.co_name == "<module>" and code is not self.main_code)
             if self.eager is not None and self.eager[0] > 0:
                 info.state0 = SLOW  # every entry goes through enter_slow while eager FLTs last
             self.out.calls.append(("code", info.cid, func, path, code.co_firstlineno, info.argkeys))
@@ -298,12 +305,15 @@ class Recorder:
         classify = self.classify
         live_gens = self.live_gens
         live_gens_get = live_gens.get
-        render = self.values.render
         args_of = self.values.args_lazy
+        full_render = self.values.render
+        args_summary = self.values.args_summary
+        summary = self.values.summary
         big = self.values.big
         nbig = -big
         small = min(big, RAW_ARG_BOUND)
         nsmall = -small
+        addr_low = min(small, ADDR_LOW)  # bigger ints may be addresses: args() fingerprints them
         raw = RAW_TYPES
         limit = self.limit
         stack = ts.stack
@@ -315,6 +325,17 @@ class Recorder:
         stopped = self.stopped
         current = [mode]
         tid = ts.tid
+
+        def args(info, values):
+            """The arguments' (reprs, fp): rendered for the first `render_calls` calls of a
+            function, then summarised (a function called thousands of times, or whose values
+            are expensive to render, costs little per call; its FLT renders them in full)."""
+            if info.budget:
+                info.budget -= 1
+                if not info.budget:
+                    info.render = summary
+                return args_of(values)
+            return args_summary(values)
 
         def call(frame, event, arg, info=None):
             nonlocal tid
@@ -356,17 +377,17 @@ class Recorder:
             if nargs == 1:
                 a = frame.f_locals[info.arg0]
                 t = type(a)
-                if (t is int and nsmall < a < small) or t in raw:
+                if (t is int and nsmall < a < addr_low) or t in raw:
                     a = (a,)  # the value itself (see E_ARGS); fp is "=" + its repr
                     fp = None
                 else:
-                    a, fp = args_of((a,))
+                    a, fp = args(info, (a,))
             elif nargs == 0:
                 a = ()
                 fp = None
             else:
                 loc = frame.f_locals
-                a, fp = args_of([loc[k] if k in loc else _UNBOUND for k in info.argnames])
+                a, fp = args(info, [loc[k] if k in loc else _UNBOUND for k in info.argnames])
             idx, n = info.next_ids()  # one C call: atomic across threads
             if idx >= limit[0]:
                 rec.unrecorded(idx)
@@ -406,7 +427,7 @@ class Recorder:
                 importing[0] += 1
             if info.watch is not None:
                 rec.watch_enter(ts, e)
-            if eager is not None and e[E_STEP] is None and eager[0] > 0:
+            if eager is not None and e[E_STEP] is None and eager[0] > 0 and not importing[0]:
                 rec.eager_enter(e)
 
         def attach(frame, e):
@@ -431,7 +452,8 @@ class Recorder:
                             t = type(arg)
                             calls_append(("callret", e[E_IDX], e[E_INFO].cid, e[E_CALLER], tid, e[E_LINE],
                                           e[E_ARGS], e[E_FP],
-                                          arg if (t is int and nbig < arg < big) or t in raw else render(arg)))
+                                          arg if (t is int and nbig < arg < big) or t in raw
+                                          else e[E_INFO].render(arg)))
                         else:
                             exit_event(frame, arg)
             elif event == "line":
@@ -478,13 +500,13 @@ class Recorder:
             st = e[E_STEP]
             if kind == "return":
                 t = type(value)
-                r = value if (t is int and nbig < value < big) or t in raw else render(value)
+                r = value if (t is int and nbig < value < big) or t in raw else info.render(value)
                 if e[E_STATE] == WRITTEN:
                     calls_append(("ret", idx, r))
                 else:
                     calls_append(("callret", idx, info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP], r))
             elif kind == "yield":
-                r = render(value)
+                r = info.render(value)
                 frame = e[E_FRAME]
                 calls_append(("yield", idx, r, frame.f_lineno))
                 if st is not None:
@@ -510,6 +532,9 @@ class Recorder:
             if info.is_import:
                 importing[0] -= 1
             if st is not None:
+                if kind == "return":
+                    st.returned = value if (type(value) is int and nbig < value < big) or type(value) in raw \
+                        else full_render(value)
                 st.finish(e[E_FRAME], kind)
                 if rec.stepper_ended is not None:
                     rec.stepper_ended(e)
@@ -528,7 +553,8 @@ class Recorder:
                         t = type(arg)
                         calls_append(("callret", e[E_IDX], e[E_INFO].cid, e[E_CALLER], tid, e[E_LINE],
                                       e[E_ARGS], e[E_FP],
-                                      arg if (t is int and nbig < arg < big) or t in raw else render(arg)))
+                                      arg if (t is int and nbig < arg < big) or t in raw
+                                      else e[E_INFO].render(arg)))
                     else:
                         exit_event(frame, arg)
                     if stack:

@@ -27,6 +27,7 @@ import time
 
 from . import config as config_mod
 from . import debugger
+from . import seeding
 from . import target as target_mod
 from .engines import EngineError, select as select_engine
 from .output import Output, write_result
@@ -68,6 +69,8 @@ class Run:
             runnable = target_mod.prepare(target)
         except LaunchError as exc:
             return self.launch_failed(str(exc))
+        if self.cfg.seed is not None:
+            seeding.seed(self.cfg.seed)
         self.rec.announce(self.rec.thread_state())
         try:
             self.engine = select_engine(self.rec)

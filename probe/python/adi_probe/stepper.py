@@ -29,9 +29,9 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 
 import dis
 
-from . import source
+from . import source, usercode
 from .output import RAW_TYPES
-from .values import SCALARS as _SCALARS
+from .values import SCALARS as _SCALARS, exc_text
 
 EMPTY = ()
 _NO_EVENTS = {}  # shared, never written to: a step with events gets its own dict
@@ -48,23 +48,19 @@ def exc_type_name(t):
 
 
 def exc_message(exc, limit):
-    """str(exc), bounded to `limit` characters; never raises."""
-    try:
-        text = str(exc)
-    except Exception as e:
-        return "<str failed: %s>" % type(e).__name__
-    if len(text) > limit:
-        text = text[:limit] + "..."
-    return text
+    """str(exc), bounded to `limit` characters, without running the program's own ``__str__``
+    (``values.exc_text``); never raises."""
+    return exc_text(exc, limit)
 
 
 class CodeFacts:
     """The per-code-object facts a stepper needs (computed once per code object)."""
 
-    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "_positions", "code")
+    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "_positions", "code", "argnames")
 
     def __init__(self, code):
         self.code = code
+        self.argnames = tuple(k.lstrip("*") for k in usercode.argnames(code))
         scope = source.scope_of(code)
         if scope is None:
             self.keys, self.texts, self.loops, self.with_bodies, self.comp_spans = {}, {}, {}, {}, {}
@@ -138,8 +134,9 @@ class Stepper:
         self.snap = {}
         self.visits = {}            # key -> steps started at that statement (for debugger.hit)
         self.wrapper = None         # the f_trace wrapper installed for this frame (profile engine)
+        self.returned = None        # the rendered return value (recorder.leave), for the end record
         self._take_snapshot(frame)
-        sink.append(("begin", idx))
+        sink.append(("begin", idx, self._args(frame)))
 
     # -- events ----------------------------------------------------------------------------
 
@@ -217,7 +214,10 @@ class Stepper:
                 self._fail(exc)
                 kind = "unfinished"
         self.key = None
-        self.sink.append(("end", self.idx, kind, self.dropped))
+        if self.returned is not None and kind == "return":
+            self.sink.append(("end", self.idx, kind, self.dropped, self.returned))
+        else:
+            self.sink.append(("end", self.idx, kind, self.dropped))
 
     def add_callee(self, idx):
         """Invocation `idx` started during the current statement."""
@@ -324,6 +324,13 @@ class Stepper:
                 self.flush()
         self.callees = EMPTY
         self.ev = _NO_EVENTS
+
+    def _args(self, frame):
+        """The frame's argument values rendered in full, in the order of its parameters (T may
+        hold only summaries of them: recorder.py's per-function budget)."""
+        loc = frame.f_locals
+        value = self.value
+        return [value(loc[k]) if k in loc else "<unbound>" for k in self.facts.argnames]
 
     def _take_snapshot(self, frame):
         value = self.value

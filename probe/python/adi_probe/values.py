@@ -4,17 +4,27 @@
   ``repr_limit`` characters then ``...``; builtin containers over the limit are summarised
   with their length (``[0, 1, 2, ...] (len=100000)``); memory addresses (`` at 0x7f..``)
   become `` at 0x…`` and thread idents are dropped from thread reprs, so outputs are
-  comparable across runs; a failing ``__repr__`` gives
-  ``<repr failed: TypeError>``; cycles print as ``[...]``; numpy arrays use numpy's own
-  printing with a small threshold (only when the target already imported numpy); rendering
-  a container stops when it exceeds ``repr_time_ms`` (a single slow ``__repr__`` cannot be
-  interrupted). Instances of a type that keeps ``object.__repr__`` get a text computed once
-  per type. While a user module is being imported (``importing``), a ``__repr__`` written in
-  Python is not called: ``<mod.Type object: not shown during an import>`` (a repr there can
-  see half-initialised modules, and a failed import inside it, swallowed by the probe, leaves
-  the program's modules broken: sympy's own import did).
+  comparable across runs; a failing ``__repr__`` gives ``<repr failed: TypeError>``; cycles
+  print as ``[...]``; numpy arrays use numpy's own printing with a small threshold (only when
+  the target already imported numpy); rendering a container stops when it exceeds
+  ``repr_time_ms``. Instances of a type that keeps ``object.__repr__`` get a text computed
+  once per type.
+  **Rendering never runs the program's own code** (a ``__repr__`` can print, count, evaluate
+  a lazy object or import: what a plain run would not do). A ``__repr__`` is called only when
+  it is implemented in C (builtins, extension types) or written in the standard library for
+  a standard-library type (``Fraction``, ``PosixPath``, ``Thread``); subclasses of builtin
+  containers are walked by the probe (``MyList([1, 2])``); enum members read as
+  ``<Color.RED: 1>``; exceptions as ``ValueError('bad')`` from their args; any other object
+  with a ``__repr__`` of its own (the program's, a library's, a dataclass's or a
+  namedtuple's generated one) is rendered from its state, read through the interpreter's own
+  descriptors without calling a property, ``__getattr__`` or ``__getattribute__``:
+  ``Variable(var='name', lookups=('name',))``. ``Values.render_repr`` (exec's answer, which
+  the agent asked to run code for) calls ``repr`` as Python does.
 - ``Values.fingerprint(v)``: what change detection (ΔS) compares, computed from the value and
   not from the bounded text: a nested tuple of the value's content. Scalars are themselves.
+  Like rendering, it reads state without running the program's code (``type(v)``, never
+  ``isinstance``, which reads a ``__class__`` property: django's ``SimpleLazyObject``
+  evaluates itself there).
   Builtin containers, instances (their ``__dict__``/slots) and numpy arrays are walked up to
   ``FP_BUDGET`` nodes; past the budget a container is represented by its length only, so a
   change far inside a huge structure that keeps every length the same is not detected.
@@ -26,7 +36,12 @@
   and cheap because it runs on every call: scalars, short containers of scalars and the
   scalar attributes of instances without a ``__repr__`` count with their values, other
   values with their bounded repr. The recorder uses ``args_lazy``, which leaves formatting
-  and most of the checksum to the reader (PROTOCOL.md).
+  and most of the checksum to the reader (PROTOCOL.md). The fingerprint does not depend on
+  memory addresses: an int that looks like an address (``id()``) counts as "an address",
+  sets and frozensets count by sorted content, objects by type name and state.
+- ``Values.summary(v)``: the cheap exact text of a value that is not rendered (the recorder's
+  per-function budget, see recorder.py): scalars as themselves, anything else
+  ``<Type, not rendered>``; its frame's FLT renders it in full.
 """
 
 import marshal
@@ -49,6 +64,179 @@ _SUMMARY = 32  # room for a " (len=N)" summary past the repr limit
 _ADDR = re.compile(r" at 0x[0-9A-Fa-f]+")
 _THREAD_IDENT = re.compile(r" \d+(\)>)$")
 _OPAQUE = frozenset((type(sys), type(len), type(lambda: 0), type, type(lambda: 0).__code__.__class__))
+_GETSET = type(types.FunctionType.__dict__["__code__"])  # getset_descriptor
+_MEMBER = types.MemberDescriptorType
+_CONTAINERS = (list, tuple, set, frozenset, dict, deque)
+ADDR_LOW = _ADDR_LOW = 1 << 32  # where CPython's objects live on 64-bit Linux: [ADDR_LOW, _ADDR_HIGH)
+_ADDR_HIGH = 1 << 48
+
+
+def _addrlike(v):
+    """True for an int that looks like a memory address (what ``id()`` returns): such a value
+    changes from run to run, so argument fingerprints count it as "an address"."""
+    return _ADDR_LOW <= v < _ADDR_HIGH and not v & 7
+
+
+def _stdlib_dirs():
+    import sysconfig
+    import os
+    dirs = set()
+    for key in ("stdlib", "platstdlib"):
+        try:
+            path = sysconfig.get_paths()[key]
+        except KeyError:
+            continue
+        dirs.add(os.path.realpath(path).rstrip(os.sep) + os.sep)
+        dirs.add(os.path.abspath(path).rstrip(os.sep) + os.sep)
+    return tuple(d for d in dirs if d != os.sep)
+
+
+_STDLIB = _stdlib_dirs()
+
+# How a type is rendered (``_policy``), decided once per type.
+DEFAULT, CALL, STATE, ENUM, SUBCLASS, EXC = range(6)
+
+
+def _mro(t):
+    try:
+        return type.__dict__["__mro__"].__get__(t)
+    except Exception:
+        return (t, object)
+
+
+def _lookup(t, name):
+    """The attribute `name` of type `t` as its class dicts hold it (no metaclass code runs)."""
+    for klass in _mro(t):
+        try:
+            d = type.__dict__["__dict__"].__get__(klass)
+        except Exception:
+            continue
+        if name in d:
+            return d[name]
+    return None
+
+
+def _stdlib_module(modname):
+    """True when module `modname` (a type's __module__) is part of the standard library."""
+    if not isinstance(modname, str):
+        return False
+    if modname == "builtins" or modname in sys.builtin_module_names:
+        return True
+    m = sys.modules.get(modname)
+    d = _dict_of(m, type(m)) if m is not None else None
+    f = d.get("__file__") if d else None
+    return type(f) is str and f.startswith(_STDLIB)
+
+
+_policies = {}
+
+
+def _policy(t):
+    """How instances of `t` are rendered (cached): DEFAULT (``object.__repr__``), CALL (its
+    ``__repr__`` is C code or the standard library's, for a standard-library type), ENUM,
+    SUBCLASS (a subclass of a builtin container: walked), EXC (an exception whose repr is
+    BaseException's), or STATE (rendered from its state, nothing of it called)."""
+    try:
+        return _policies[t]
+    except KeyError:
+        pass
+    try:
+        p = _decide(t)
+    except Exception:
+        p = STATE
+    _policies[t] = p
+    return p
+
+
+def _decide(t):
+    r = _lookup(t, "__repr__")
+    if r is object.__repr__:
+        return DEFAULT
+    for base in _CONTAINERS:
+        if base is not t and issubclass(t, base):
+            return SUBCLASS
+    enum = sys.modules.get("enum")
+    if enum is not None and issubclass(t, enum.Enum):
+        return ENUM
+    if isinstance(r, types.FunctionType):
+        co = r.__code__
+        if co.co_filename.startswith(_STDLIB) and _stdlib_module(_lookup(t, "__module__")):
+            return CALL
+        return STATE
+    if issubclass(t, BaseException):
+        return EXC  # BaseException.__repr__ calls repr() on the args: walked instead
+    return CALL  # a repr written in C (builtins, extension types)
+
+
+_dict_descrs = {}
+
+
+def _dict_of(v, t):
+    """`v`'s instance dict, read through the type's own ``__dict__`` descriptor (no property,
+    ``__getattr__`` or ``__getattribute__`` of the program runs), or None."""
+    try:
+        d = _dict_descrs[t]
+    except KeyError:
+        d = _lookup(t, "__dict__")
+        if type(d) is not _GETSET and type(d) is not _MEMBER:  # modules: a member
+            d = None
+        _dict_descrs[t] = d
+    if d is None:
+        return None
+    try:
+        out = d.__get__(v, t)
+    except Exception:
+        return None
+    return out if type(out) is dict else None
+
+
+_slot_descrs = {}
+
+
+def _slots_of(t):
+    """(name, member descriptor) of every ``__slots__`` entry of `t` and its bases (cached)."""
+    try:
+        return _slot_descrs[t]
+    except KeyError:
+        pass
+    out = []
+    for klass in _mro(t):
+        try:
+            kd = type.__dict__["__dict__"].__get__(klass)
+        except Exception:
+            continue
+        s = kd.get("__slots__", ())
+        if isinstance(s, str):
+            s = (s,)
+        try:
+            names = list(s)
+        except Exception:
+            names = []
+        for n in names:
+            if not isinstance(n, str) or n in ("__dict__", "__weakref__"):
+                continue
+            if n.startswith("__") and not n.endswith("__"):
+                n = "_%s%s" % (klass.__name__.lstrip("_"), n)  # name mangling
+            d = kd.get(n)
+            if type(d) is _MEMBER:
+                out.append((n, d))
+    _slot_descrs[t] = tuple(out)
+    return _slot_descrs[t]
+
+
+def state_of(v, t):
+    """The attributes of `v` as (name, value) pairs: its slots, then its instance dict, read
+    without running the program's code. Unset slots are left out."""
+    out = []
+    for n, d in _slots_of(t):
+        try:
+            out.append((n, d.__get__(v, t)))
+        except Exception:
+            continue
+    d = _dict_of(v, t)
+    if d:
+        out.extend((k, x) for k, x in d.items() if type(k) is str)
+    return out
 
 
 def _bounded_int_repr(v):
@@ -66,33 +254,16 @@ def _default_repr(t, limit):
     and masking the address on every call.
     """
     try:
-        if t.__repr__ is not object.__repr__:
+        if _policy(t) != DEFAULT:
             return None
-        mod = t.__module__
-        qual = t.__qualname__
+        mod = _lookup(t, "__module__")
+        qual = type.__dict__["__qualname__"].__get__(t)
     except Exception:
         return None
     if not isinstance(mod, str) or not isinstance(qual, str):
         return None
     text = "<%s object at 0x\u2026>" % (qual if mod == "builtins" else mod + "." + qual)
     return _cut(text, limit)
-
-
-_python_reprs = {}
-
-
-def _python_repr(t):
-    """True when `t`'s __repr__ is written in Python (it can import, fail, change state)."""
-    try:
-        return _python_reprs[t]
-    except KeyError:
-        pass
-    try:
-        result = isinstance(t.__repr__, types.FunctionType)
-    except Exception:
-        result = True
-    _python_reprs[t] = result
-    return result
 
 
 def _cut(text, room):
@@ -113,7 +284,8 @@ class Values:
         self.args_budget = min(fp_budget, ARGS_FP_BUDGET)
         self.big = 10 ** min(self.limit - 1, 4000)  # ints within ±big have exact reprs within the limit
         self._defaults = {}  # type -> its instances' repr when it is object's (no state), else None
-        self.importing = [0]  # user modules being imported now (the recorder counts them)
+        self._summary_fps = {}  # args_summary: fingerprint per combination of scalars and types
+        self.importing = [0]  # user modules being imported now (the recorder counts them; eager FLTs wait)
         self.render = self._make_render()
         self.args_lazy = self._make_args_lazy()
 
@@ -170,28 +342,90 @@ class Values:
             return _cut(repr(v), room)
         if t in EXACT_SHORT:
             return repr(v)
-        if t in (list, tuple, set, frozenset, dict, deque):
+        if t in _CONTAINERS:
             return self._container(v, t, room, seen, deadline)
         np = sys.modules.get("numpy")
-        if np is not None and isinstance(v, np.ndarray):
+        if np is not None and issubclass(t, np.ndarray):
             return _cut(self._ndarray(np, v), room)
-        if self.importing[0] and _python_repr(t):
-            # a repr run in the middle of an import can see half-initialised modules, and its
-            # own failed imports (swallowed here) leave the program's modules broken (sympy)
-            return _cut("<%s object: not shown during an import>" % _type_name(t), room)
+        p = _policy(t)
+        if p == CALL or p == DEFAULT:
+            return self._call_repr(v, t, room)
+        if p == SUBCLASS:
+            return self._subclass(v, t, room, seen, deadline)
+        if p == ENUM:
+            return self._enum(v, t, room, seen, deadline)
+        if p == EXC:
+            return self._fields(_qualname(t), [(None, a) for a in _exc_args(v)], room, seen, deadline)
+        return self._fields(_qualname(t), state_of(v, t), room, seen, deadline)
+
+    def _call_repr(self, v, t, room):
+        """`repr(v)` for a type whose __repr__ is not the program's code (see ``_policy``)."""
         try:
             r = repr(v)
         except Exception as exc:
             return _failed(exc)
-        if not isinstance(r, str):
+        if type(r) is not str:
             return "<repr failed: TypeError>"
         if " at 0x" in r:
             r = _ADDR.sub(" at 0x\u2026", r[: room * 4 + 64])
-        if isinstance(v, threading.Thread):
+        if issubclass(t, threading.Thread):
             r = _THREAD_IDENT.sub(r"\1", r)  # the ident changes from run to run
         return _cut(r, room)
 
-    def _container(self, v, t, room, seen, deadline):
+    def render_repr(self, v):
+        """The bounded ``repr(v)`` as Python prints it, calling the program's own __repr__:
+        for exec's answer, which the agent asked to run code for."""
+        t = type(v)
+        if t in _CONTAINERS or t in SCALARS or t is bytearray:
+            return self.render(v)
+        return self._call_repr(v, t, self.limit)
+
+    def _fields(self, name, items, room, seen, deadline):
+        """``name(a=1, b=[2])`` (or ``name(1, 2)`` for unnamed items), bounded like a container."""
+        i = id(items)
+        parts = []
+        used = len(name) + 2
+        complete = True
+        for k, (key, x) in enumerate(items):
+            left = room - used
+            if left < 4 or (k & 15 == 15 and time.perf_counter() > deadline):
+                complete = False
+                break
+            head = "" if key is None else key + "="
+            xi = id(x)
+            if xi in seen:
+                text = head + "..."
+            else:
+                text = head + self._repr(x, max(left - len(head), 4), seen, deadline)
+            if parts and used + len(text) > room:
+                complete = False
+                break
+            parts.append(text)
+            used += len(text) + 2
+        del i
+        return name + "(" + ", ".join(parts) + (", ...)" if not complete and parts else "...)" if not complete else ")")
+
+    def _subclass(self, v, t, room, seen, deadline):
+        """A subclass of a builtin container, walked with the base type's own C methods."""
+        base = next(b for b in _CONTAINERS if issubclass(t, b))
+        name = _qualname(t)
+        if base is tuple:
+            fields = _lookup(t, "_fields")
+            if type(fields) is tuple and len(fields) == tuple.__len__(v):
+                return self._fields(name, list(zip(fields, tuple.__iter__(v))), room, seen, deadline)
+        return name + "(" + self._container(v, base, room - len(name) - 2, seen, deadline, True) + ")"
+
+    def _enum(self, v, t, room, seen, deadline):
+        d = _dict_of(v, t) or {}
+        member = d.get("_name_")
+        value = d.get("_value_")
+        if type(member) is not str:
+            return self._fields(_qualname(t), state_of(v, t), room, seen, deadline)
+        return _cut("<%s.%s: %s>" % (_qualname(t), member, self._repr(value, room, seen, deadline)), room)
+
+    def _container(self, v, t, room, seen, deadline, base_only=False):
+        """A builtin container (or, with `base_only`, a subclass read through its base `t`'s
+        own methods: no __iter__, __len__ or items() of the program runs)."""
         if t is dict:
             opener, closer = "{", "}"
         elif t is list:
@@ -200,12 +434,14 @@ class Values:
             opener, closer = "(", ")"
         elif t is deque:
             opener, closer = "deque([", "])"
-        elif not v:
+        elif not t.__len__(v):
             return "set()" if t is set else "frozenset()"
         elif t is set:
             opener, closer = "{", "}"
         else:
             opener, closer = "frozenset({", "})"
+        if base_only and t is deque:
+            opener, closer = "[", "]"
         i = id(v)
         if i in seen:
             return opener + "..." + closer
@@ -214,7 +450,7 @@ class Values:
             parts = []
             used = len(opener) + len(closer)
             complete = True
-            for k, item in enumerate(v.items() if t is dict else v):
+            for k, item in enumerate(dict.items(v) if t is dict else t.__iter__(v)):
                 left = room - used
                 if left < 4 or (k & 15 == 15 and time.perf_counter() > deadline):
                     complete = False
@@ -234,7 +470,7 @@ class Values:
                 if t is tuple and len(parts) == 1:
                     body += ","
                 return opener + body + closer
-            return opener + body + (", ..." if parts else "...") + closer + " (len=%d)" % len(v)
+            return opener + body + (", ..." if parts else "...") + closer + " (len=%d)" % t.__len__(v)
         finally:
             seen.discard(i)
 
@@ -260,32 +496,38 @@ class Values:
         t = type(v)
         if t in SCALARS:
             return v
-        if t in _OPAQUE or isinstance(v, type):
+        if t in _OPAQUE or issubclass(t, type):
             return ("id", id(v))
         left[0] -= 1
         i = id(v)
         if i in seen:
             return ("cycle", i)
-        if t in (list, tuple, deque):
-            n = len(v)
+        base = t if t in _CONTAINERS else None
+        if base is None and _policy(t) == SUBCLASS:
+            base = next(b for b in _CONTAINERS if issubclass(t, b))
+        if base is list or base is tuple or base is deque:
+            n = base.__len__(v)
             if left[0] <= 0:
                 return (t, n)
-            if n <= left[0] and set(map(type, v)) <= SCALARS:
-                left[0] -= n
-                return (t, n, tuple(v))
+            items = base.__iter__(v)
+            if n <= left[0]:
+                items = tuple(items)
+                if set(map(type, items)) <= SCALARS:
+                    left[0] -= n
+                    return (t, n, items)
             seen.add(i)
             try:
-                return (t, n, tuple([self._fp(x, left, seen) for x in islice(v, max(left[0], 0))]))
+                return (t, n, tuple([self._fp(x, left, seen) for x in islice(items, max(left[0], 0))]))
             finally:
                 seen.discard(i)
-        if t is dict:
-            n = len(v)
+        if base is dict:
+            n = dict.__len__(v)
             if left[0] <= 0:
                 return (t, n)
             seen.add(i)
             try:
                 out = []
-                for k, x in islice(v.items(), max(left[0], 0)):
+                for k, x in islice(dict.items(v), max(left[0], 0)):
                     out.append(k if type(k) in SCALARS else self._fp(k, left, seen))
                     out.append(x if type(x) in SCALARS else self._fp(x, left, seen))
                     if left[0] <= 0:
@@ -293,29 +535,25 @@ class Values:
                 return (t, n, tuple(out))
             finally:
                 seen.discard(i)
-        if t in (set, frozenset):
-            n = len(v)
+        if base is set or base is frozenset:
+            n = base.__len__(v)
             if left[0] <= 0 or n > left[0]:
                 return (t, n)
             seen.add(i)
             try:
-                return (t, n, frozenset(self._fp(x, left, seen) for x in v))
+                return (t, n, frozenset(self._fp(x, left, seen) for x in base.__iter__(v)))
             finally:
                 seen.discard(i)
         np = sys.modules.get("numpy")
-        if np is not None and isinstance(v, np.ndarray):
+        if np is not None and issubclass(t, np.ndarray):
             flat = v.reshape(-1)
             return (t, v.shape, str(v.dtype), flat[: max(left[0], 1) * 8].tobytes())
-        d = getattr(v, "__dict__", None)
-        slots = _slots(t)
-        if d is None and not slots:
+        st = state_of(v, t)
+        if not st:
             return ("id", i)
         seen.add(i)
         try:
-            state = self._fp(d, left, seen) if isinstance(d, dict) else None
-            if slots:
-                state = (state, tuple(self._fp(getattr(v, s, None), left, seen) for s in slots))
-            return (t, i, state)
+            return (t, i, tuple([(a, self._fp(x, left, seen)) for a, x in st]))
         finally:
             seen.discard(i)
 
@@ -358,6 +596,8 @@ class Values:
                 if t is int:
                     if neg_big < v < big:
                         add(v)
+                        if _ADDR_LOW <= v < _ADDR_HIGH and not v & 7:
+                            exact = False  # an address: the fingerprint says "an address"
                         continue
                 elif t is bool or v is None:
                     add(v)
@@ -387,40 +627,47 @@ class Values:
     def canon(self, values, reprs=None):
         """The canonical tokens of argument `values` (a list of exact scalars and tuples).
 
-        One token per argument, cheap enough for every call: an exact scalar is itself; a
-        list, tuple or dict of at most ``args_budget`` scalars is one token with its items; an
-        instance of a type that keeps ``object.__repr__`` (whose repr shows nothing) is its
-        type name and its first ``args_budget`` attributes (scalars as themselves, lists and
-        tuples of scalars with their items, other values by type name and length); anything
-        else is its type name and its bounded repr (`reprs`, the argument reprs already made;
-        the repr of a value with its own ``__repr__`` shows its content).
+        One token per argument, cheap enough for every call, and the same in every run of the
+        same program (no memory address, no address-derived order): an exact scalar is itself,
+        but an int that looks like an address (``id()``) is ``("@",)``; a list, tuple or dict
+        of at most ``args_budget`` scalars is one token with its items; a set or frozenset of
+        scalars is its sorted items; an object rendered from its state (``object.__repr__``,
+        or a ``__repr__`` of the program's that the probe does not call) is its type name and
+        its first ``args_budget`` attributes (scalars as themselves, lists and tuples of
+        scalars with their items, other values by type name and length); anything else is its
+        type name and its bounded repr (`reprs`, the argument reprs already made).
         """
         out = []
         add = out.append
         budget = self.args_budget
-        defaults_get = self._defaults.get
         render = self.render
         for k, v in enumerate(values):
             t = type(v)
             if t in _CANON_SELF:
-                add(v)
+                add(_tok(v))
                 continue
             try:
                 if t is list or t is tuple:
                     if len(v) <= budget and set(map(type, v)) <= _CANON_SELF:
-                        add(("[", _type_name(t), tuple(v)))
+                        add(("[", _type_name(t), tuple(map(_tok, v))))
                         continue
                 elif t is dict:
                     if (len(v) <= budget and set(map(type, v.values())) <= _CANON_SELF
                             and set(map(type, v)) <= _CANON_SELF):
-                        add(("{", tuple(v.items())))
+                        add(("{", tuple([(_tok(a), _tok(x)) for a, x in v.items()])))
                         continue
-                elif defaults_get(t) is not None:
-                    d = getattr(v, "__dict__", None)
-                    if type(d) is dict:
-                        add(("<", _type_name(t), tuple([(a, x if type(x) in _CANON_SELF else _shallow(x))
-                                                        for a, x in islice(d.items(), budget)
-                                                        if type(a) is str]), len(d)))
+                elif t is set or t is frozenset:
+                    if len(v) <= budget and set(map(type, v)) <= _CANON_SELF:
+                        add(("{s", _type_name(t), tuple(sorted(map(_tok, v), key=repr))))
+                    else:
+                        add(("{s", _type_name(t), len(v)))
+                    continue
+                else:
+                    p = _policy(t)
+                    if p == DEFAULT or p == STATE:
+                        st = state_of(v, t)
+                        add(("<", _type_name(t), tuple([(a, _tok(x) if type(x) in _CANON_SELF else _shallow(x))
+                                                        for a, x in st[:budget]]), len(st)))
                         continue
                 r = reprs[k] if reprs is not None else render(v)
                 add(("r", _type_name(t), r if type(r) is str else repr(r)))
@@ -428,13 +675,83 @@ class Values:
                 add(("!", _type_name(t), "%s" % type(exc).__name__))
         return out
 
+    # -- values not rendered (the recorder's budget) ----------------------------------------------
+
+    def summary(self, v):
+        """A value's cheap exact text when it is not rendered: an int (within the limit), bool
+        or None itself, a float or short str as its repr, anything else ``<Type, not rendered>``."""
+        t = type(v)
+        if t is int:
+            if -self.big < v < self.big:
+                return v
+        elif t is bool or v is None:
+            return v
+        elif t is float or (t is str and len(v) <= 32):
+            return repr(v)
+        return "<%s, not rendered>" % _qualname(t)
+
+    def args_summary(self, values):
+        """(reprs, fp) like ``args_lazy`` for a call whose arguments are not rendered: exact
+        scalars as themselves, other values ``<Type, not rendered>``; the fingerprint has the
+        scalars and the type names of the other values (cached per combination: this runs on
+        most calls of a big program)."""
+        reprs = []
+        add = reprs.append
+        key = []
+        kadd = key.append
+        exact = True
+        summary = self.summary
+        for v in values:
+            r = summary(v)
+            add(r)
+            t = type(v)
+            if t is int:
+                if type(r) is int and _ADDR_LOW <= v < _ADDR_HIGH and not v & 7:
+                    exact = False
+                    kadd(_ADDRESS)
+                else:
+                    kadd(v)
+            elif t is bool or v is None or t is float or t is str:
+                kadd(v)
+            else:
+                exact = False
+                kadd(t)
+        if exact:
+            text = ", ".join([r if type(r) is str else repr(r) for r in reprs])
+            if len(text) <= 64:
+                return reprs, None
+            return reprs, fp_value(list(values))
+        key = tuple(key)
+        cache = self._summary_fps
+        try:
+            return reprs, cache[key]
+        except (KeyError, TypeError):
+            pass
+        fp = fp_value([("t", _type_name(k)) if type(k) is type else k for k in key])
+        if len(cache) < 8192:
+            try:
+                cache[key] = fp
+            except TypeError:
+                pass
+        return reprs, fp
+
+
+_ADDRESS = ("@",)
+
+
+def _tok(x):
+    """A scalar as an argument fingerprint counts it: itself, or ("@",) for an address."""
+    if type(x) is int and _ADDR_LOW <= x < _ADDR_HIGH and not x & 7:
+        return _ADDRESS
+    return x
+
 
 def _shallow(x):
     """An attribute that is not a scalar, for an argument fingerprint: its items when it is a
     short list or tuple of scalars, else its type name and length."""
     t = type(x)
     if (t is list or t is tuple) and len(x) <= ARGS_FP_BUDGET and set(map(type, x)) <= _CANON_SELF:
-        return ("[", tuple(x))
+        return ("[", tuple(map(_tok, x)))
     try:
         n = len(x) if t in _SIZED else -1
     except Exception:
@@ -467,6 +784,44 @@ def fp_text(fp):
     return "#%08x%08x" % (zlib.crc32(fp), zlib.adler32(fp))
 
 
+def _qualname(t):
+    """A type's __name__ as reprs show it, read from the type itself (no metaclass code)."""
+    try:
+        q = type.__dict__["__name__"].__get__(t)
+    except Exception:
+        q = None
+    return q if type(q) is str else "?"
+
+
+def _exc_args(exc):
+    """An exception's args, read through BaseException's own descriptor."""
+    try:
+        a = BaseException.__dict__["args"].__get__(exc)
+    except Exception:
+        return ()
+    return a if type(a) is tuple else ()
+
+
+def exc_text(exc, limit):
+    """str(exc) as Python prints it after the type, bounded to `limit` characters, without
+    running the program's code: an exception class with its own ``__str__`` written outside
+    the standard library is read through ``BaseException.__str__`` (its args)."""
+    t = type(exc)
+    try:
+        s = _lookup(t, "__str__")
+        if isinstance(s, types.FunctionType) and not s.__code__.co_filename.startswith(_STDLIB):
+            text = BaseException.__str__(exc)
+        else:
+            text = str(exc)
+    except Exception as e:
+        return "<str failed: %s>" % type(e).__name__
+    if type(text) is not str:
+        return "<str failed: TypeError>"
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return text
+
+
 _MISSING = object()
 _CANON_SELF = SCALARS  # canonical tokens that are the values themselves
 _type_names = {}
@@ -481,22 +836,3 @@ def _type_name(t):
     name = "%s.%s" % (getattr(t, "__module__", "?"), getattr(t, "__qualname__", getattr(t, "__name__", "?")))
     _type_names[t] = name
     return name
-
-
-_slot_cache = {}
-
-
-def _slots(cls):
-    """All __slots__ names of a class and its bases (cached)."""
-    try:
-        return _slot_cache[cls]
-    except KeyError:
-        pass
-    names = []
-    for klass in getattr(cls, "__mro__", ()):
-        s = klass.__dict__.get("__slots__", ())
-        if isinstance(s, str):
-            s = (s,)
-        names.extend(n for n in s if n not in ("__dict__", "__weakref__"))
-    _slot_cache[cls] = tuple(names)
-    return _slot_cache[cls]

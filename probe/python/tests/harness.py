@@ -175,14 +175,17 @@ class Recording:
             if r[0] == "stmts":
                 self.stmts[r[1]] = r[2]
             elif r[0] == "begin":
-                self.flts[r[1]] = {"steps": [], "end": None}
+                self.flts[r[1]] = {"steps": [], "end": None, "args": list(r[2]) if len(r) > 2 else None,
+                                   "returned": None}
             elif r[0] == "step":
                 line, changes, callees, loop, ev = r[2:]
                 changes = [[c[0], None if c[3] == "new" else value(c[1]), None if c[3] == "del" else value(c[2]), c[3]]
                            for c in changes]
                 self.flts[r[1]]["steps"].append([line, changes, list(callees), [list(x) for x in loop], ev])
             elif r[0] == "end":
-                self.flts[r[1]]["end"] = r[2:]
+                self.flts[r[1]]["end"] = r[2:4]
+                if len(r) > 4:
+                    self.flts[r[1]]["returned"] = r[4]
 
     def fid(self, idx):
         return self.invocations[idx].fid

@@ -62,3 +62,16 @@ class TraceAll(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NotDuringImports(unittest.TestCase):
+    def test_imported_modules_and_their_calls_get_no_eager_flt(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                rec = record(script("import_work.py"), engine=engine, trace_all={"max_steps": 100000})
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                self.assertEqual([inv.fid for inv in rec.order],
+                                 ["import_work:<module>#1", "import_work_mod:<module>#1", "import_work_mod:during#1",
+                                  "import_work_mod:during#2", "import_work_mod:during#3", "import_work:after#1"])
+                traced = sorted(rec.order[i].fid for i in rec.flts)
+                self.assertEqual(traced, ["import_work:<module>#1", "import_work:after#1"])

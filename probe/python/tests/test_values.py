@@ -55,9 +55,10 @@ class Render(unittest.TestCase):
         self.assertEqual(self.render(deque([1, 2])), "deque([1, 2])")
         self.assertEqual(self.render([[1, [2, [3]]], {"k": (4,)}]), "[[1, [2, [3]]], {'k': (4,)}]")
 
-    def test_failing_repr(self):
-        self.assertEqual(self.render(BadRepr()), "<repr failed: TypeError>")
-        self.assertEqual(self.render([1, BadRepr()]), "[1, <repr failed: TypeError>]")
+    def test_program_repr_not_called(self):
+        # BadRepr's __repr__ raises: it is the program's code, so it is never called
+        self.assertEqual(self.render(BadRepr()), "BadRepr()")
+        self.assertEqual(self.render([1, BadRepr()]), "[1, BadRepr()]")
 
     def test_addresses_stripped(self):
         render = Values(200).render
@@ -72,8 +73,8 @@ class Render(unittest.TestCase):
         d["me"] = d
         self.assertEqual(self.render(d), "{'me': {...}}")
 
-    def test_other_containers_use_their_repr(self):
-        self.assertEqual(self.render(OrderedDict(a=1)), repr(OrderedDict(a=1)))
+    def test_container_subclasses_walked(self):
+        self.assertEqual(self.render(OrderedDict(a=1)), "OrderedDict({'a': 1})")
 
     def test_huge_ints(self):
         text = Values(200).render(-(10 ** 5000))
@@ -140,7 +141,7 @@ class Recorded(unittest.TestCase):
     def test_values_in_call_records(self):
         rec = record(script("values_prog.py"), repr_limit=40)
         self.assertEqual(rec.get("values_prog:show#1").args, [
-            ("bad", "<repr failed: TypeError>"),
+            ("bad", "BadRepr()"),
             ("plain", "<__main__.Plain object at 0x\u2026>"),
             ("cyc", "[1, [...]]"),
             ("huge", "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ...] (len=100000)"),
@@ -149,3 +150,136 @@ class Recorded(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Watched:
+    """Objects whose every hook records that it ran (the program would see it)."""
+
+    ran = []
+
+
+class SideRepr:
+    def __init__(self):
+        self.count = 1
+
+    def __repr__(self):
+        Watched.ran.append("__repr__")
+        return "SideRepr!"
+
+
+class ClassProperty:
+    """A lazy proxy: reading __class__ evaluates it (django's SimpleLazyObject does this)."""
+
+    def __init__(self):
+        self._wrapped = None
+
+    @property
+    def __class__(self):
+        Watched.ran.append("__class__")
+        return int
+
+    def __repr__(self):
+        Watched.ran.append("__repr__")
+        return "lazy"
+
+
+class GetattrHook:
+    __slots__ = ("a",)
+
+    def __init__(self):
+        self.a = 1
+
+    def __getattr__(self, name):
+        Watched.ran.append("__getattr__ " + name)
+        raise AttributeError(name)
+
+    def __getattribute__(self, name):
+        Watched.ran.append("__getattribute__ " + name)
+        return object.__getattribute__(self, name)
+
+
+class SideStr(Exception):
+    def __str__(self):
+        Watched.ran.append("__str__")
+        return "side"
+
+
+class NoProgramCode(unittest.TestCase):
+    """Rendering and fingerprinting read values without running any of the program's code."""
+
+    def setUp(self):
+        Watched.ran = []
+        self.values = Values(200)
+
+    def look(self, v):
+        self.values.fingerprint(v)
+        self.values.args([v, 1])
+        self.values.args_summary([v])
+        return self.values.render(v)
+
+    def test_side_effecting_repr(self):
+        self.assertEqual(self.look(SideRepr()), "SideRepr(count=1)")
+        self.assertEqual(Watched.ran, [])
+
+    def test_class_property(self):
+        self.assertEqual(self.look(ClassProperty()), "ClassProperty(_wrapped=None)")
+        self.assertEqual(Watched.ran, [])
+
+    def test_getattr_and_getattribute_hooks(self):
+        self.assertEqual(self.look(GetattrHook()), "<%s.GetattrHook object at 0x\u2026>" % __name__)
+        self.assertEqual(Watched.ran, [])
+
+    def test_exception_str(self):
+        from adi_probe.stepper import exc_message
+        self.assertEqual(exc_message(SideStr("bad", 2), 100), "('bad', 2)")
+        self.assertEqual(self.look(SideStr("bad")), "SideStr('bad')")
+        self.assertEqual(Watched.ran, [])
+
+    def test_generated_and_library_reprs(self):
+        import collections
+        import dataclasses
+        import enum
+        import fractions
+
+        @dataclasses.dataclass
+        class Point:
+            x: int
+            y: int = 2
+
+        class Color(enum.Enum):
+            RED = 1
+
+        Pair = collections.namedtuple("Pair", "a b")
+        self.assertEqual(self.look(Point(1)), "Point(x=1, y=2)")
+        self.assertEqual(self.look(Color.RED), "<Color.RED: 1>")
+        self.assertEqual(self.look(Pair(1, [2])), "Pair(a=1, b=[2])")
+        self.assertEqual(self.look(fractions.Fraction(1, 3)), "Fraction(1, 3)")  # the standard library's
+
+    def test_summary(self):
+        reprs, _ = self.values.args_summary([SideRepr(), 3, "x", None, 1.5])
+        self.assertEqual(reprs, ["<SideRepr, not rendered>", 3, "'x'", None, "1.5"])
+        self.assertEqual(Watched.ran, [])
+
+
+class AddressFreeFingerprints(unittest.TestCase):
+    """Argument fingerprints are the same in every run: no address, no address-derived order."""
+
+    def setUp(self):
+        self.args = Values(200).args
+
+    def test_address_valued_ints(self):
+        a, b = object(), object()
+        self.assertEqual(self.args([id(a)])[1], self.args([id(b)])[1])
+        self.assertNotEqual(self.args([5])[1], self.args([6])[1])
+        self.assertEqual(self.args([[id(a), 1]])[1], self.args([[id(b), 1]])[1])
+
+    def test_sets_by_sorted_content(self):
+        xs = ["k%d" % i for i in range(20)]
+        self.assertEqual(self.args([set(xs)])[1], self.args([set(reversed(xs))])[1])
+        self.assertNotEqual(self.args([{1, 2}])[1], self.args([{1, 3}])[1])
+
+    def test_objects_by_state_not_address(self):
+        p, q = SideRepr(), SideRepr()
+        self.assertEqual(self.args([p])[1], self.args([q])[1])
+        q.count = 2
+        self.assertNotEqual(self.args([p])[1], self.args([q])[1])

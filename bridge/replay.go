@@ -1,0 +1,218 @@
+package bridge
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/adi-bridge/adi/adi"
+)
+
+// A re-run of a real program is rarely an exact replay of the recording: ints from id(), tuples
+// ordered by hash(), sets of functions and unseeded randomness differ from run to run. So a
+// re-run is judged by what it answers: the FLT it recorded for frame X is taken when X is the
+// same invocation in both runs (its fid, its callers' fids and its argument fingerprint), and
+// when every call X made is, in the recording, a call of X (the FLT names its callees).
+// Differences anywhere else do not matter; the answer says in one line where the run first
+// differed.
+
+// replay is what a re-run adds to the session: its FLTs that answer for frames of T, by index in
+// T, the frames it was asked for but cannot answer for, with the reason, and where it first
+// differed from the recording ("" when it replayed it exactly as far as both go).
+type replay struct {
+	flts    map[int]*adi.FLT
+	refused map[int]string
+	differ  string
+}
+
+// replayOf compares a re-run's trace and FLTs with the recording.
+func (s *Session) replayOf(run *Run) *replay {
+	rp := &replay{flts: map[int]*adi.FLT{}, refused: map[int]string{}}
+	rt := run.Rec.Trace
+	if k := s.replayedUpTo(rt); k < s.trace.Len() || k < rt.Len() {
+		rp.differ = s.firstDifference(rt, k)
+	}
+	for r, flt := range run.Rec.FLTs {
+		j, err := s.trace.Lookup(rt.Frames[r].FID)
+		if err != nil {
+			continue
+		}
+		if why := s.sameFrame(rt, r, j); why != "" {
+			rp.refused[j] = why
+			continue
+		}
+		if !s.fltComplete(rt, r, j) {
+			continue
+		}
+		mapped, why := s.mapFLT(rt, flt, j)
+		if why != "" {
+			rp.refused[j] = why
+			continue
+		}
+		rp.flts[j] = mapped
+	}
+	return rp
+}
+
+// why explains why the re-run has no FLT for frame j of T.
+func (rp *replay) why(s *Session, run *Run, j int) string {
+	if w, ok := rp.refused[j]; ok {
+		return w
+	}
+	fid := s.trace.Frames[j].FID
+	rt := run.Rec.Trace
+	r, err := rt.Lookup(fid)
+	if err != nil {
+		return fmt.Sprintf("the re-run made %d call(s) of %s (%s)", len(rt.Invocations(fid.Func)), fid.Func, runSummary(run))
+	}
+	if w := s.sameFrame(rt, r, j); w != "" {
+		return w
+	}
+	return fmt.Sprintf("the re-run did not record it (%s)", runSummary(run))
+}
+
+// sameFrame says how invocation r of a re-run's trace rt differs from frame j of the recording:
+// "" when it is the same invocation (fid, callers and argument fingerprint).
+func (s *Session) sameFrame(rt *adi.Trace, r, j int) string {
+	a, b := &s.trace.Frames[j], &rt.Frames[r]
+	if a.FID != b.FID {
+		return fmt.Sprintf("the re-run's %s is %s", b.FID, a.FID)
+	}
+	ca, cb := s.callers(s.trace, j), s.callers(rt, r)
+	if strings.Join(ca, " > ") != strings.Join(cb, " > ") {
+		return fmt.Sprintf("in the re-run %s was called from %s, in the recording from %s", a.FID, chainText(cb), chainText(ca))
+	}
+	if a.ArgsFP == b.ArgsFP {
+		return ""
+	}
+	for i := 0; i < len(a.Args) && i < len(b.Args); i++ {
+		if a.Args[i].Value != b.Args[i].Value {
+			return fmt.Sprintf("%s's argument %s is %s in the re-run, %s in the recording", a.FID, a.Args[i].Name, b.Args[i].Value, a.Args[i].Value)
+		}
+	}
+	return fmt.Sprintf("%s's arguments differ from the recording's in content that their rendering does not show", a.FID)
+}
+
+// callers lists the fids of frame j's callers in t, outermost first.
+func (s *Session) callers(t *adi.Trace, j int) []string {
+	var out []string
+	for c := t.Frames[j].Caller; c >= 0 && c < t.Len(); c = t.Frames[c].Caller {
+		out = append(out, t.Frames[c].FID.String())
+	}
+	for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
+		out[a], out[b] = out[b], out[a]
+	}
+	return out
+}
+
+func chainText(chain []string) string {
+	if len(chain) == 0 {
+		return "nowhere (an entry frame)"
+	}
+	return chain[len(chain)-1]
+}
+
+// mapFLT returns a re-run's FLT of frame j with its callees renumbered to indexes in T, or why it
+// cannot be: a call it made is not, in the recording, a call of frame j.
+func (s *Session) mapFLT(rt *adi.Trace, flt *adi.FLT, j int) (*adi.FLT, string) {
+	out := *flt
+	out.Frame = j
+	out.Steps = make([]adi.Step, len(flt.Steps))
+	for i, st := range flt.Steps {
+		out.Steps[i] = st
+		if len(st.Callees) == 0 {
+			continue
+		}
+		out.Steps[i].Callees = make([]int, len(st.Callees))
+		for k, c := range st.Callees {
+			cf := rt.Frame(c)
+			if cf == nil {
+				return nil, fmt.Sprintf("its call at line %d is missing from the re-run's calls", st.Line)
+			}
+			t, err := s.trace.Lookup(cf.FID)
+			if err != nil || s.trace.Frames[t].Caller != j {
+				return nil, fmt.Sprintf("at line %d it called %s in the re-run, which the recording does not show as its call", st.Line, cf.FID)
+			}
+			out.Steps[i].Callees[k] = t
+		}
+	}
+	return &out, ""
+}
+
+// firstDifference describes the first frame k where a re-run's trace differs from the recording.
+func (s *Session) firstDifference(rt *adi.Trace, k int) string {
+	a, b := s.trace.Frame(k), rt.Frame(k)
+	switch {
+	case a == nil:
+		return fmt.Sprintf("it made more calls than the recording's %d (the first extra: %s)", s.trace.Len(), b.FID)
+	case b == nil:
+		return fmt.Sprintf("it made %d calls where the recording has %d", rt.Len(), s.trace.Len())
+	case a.FID != b.FID:
+		return fmt.Sprintf("call %d is %s in the re-run, %s in the recording", k+1, b.FID, a.FID)
+	case a.Caller != b.Caller:
+		return fmt.Sprintf("%s has another caller in the re-run", a.FID)
+	}
+	for i := 0; i < len(a.Args) && i < len(b.Args); i++ {
+		if a.Args[i].Value != b.Args[i].Value {
+			return fmt.Sprintf("%s's argument %s is %s in the re-run, %s in the recording", a.FID, a.Args[i].Name, b.Args[i].Value, a.Args[i].Value)
+		}
+	}
+	return fmt.Sprintf("%s's arguments differ in content that their rendering does not show", a.FID)
+}
+
+// fltComplete reports whether a re-run whose trace is t recorded its frame r's FLT (frame j of
+// T) to its end. A run cut off (killed, timed out, or stopped with its bridge) leaves unfinished
+// the FLT of a frame it was still in, while the recording says that frame ended: such an FLT is
+// not kept.
+func (s *Session) fltComplete(t *adi.Trace, r, j int) bool {
+	f := t.Frame(r)
+	return f != nil && (f.Status != adi.Unfinished || s.trace.Frames[j].Status == adi.Unfinished)
+}
+
+// keptFLTs is the file a re-run's directory keeps once it has been adopted: the FLTs it added to
+// the session, by index in T (JSON). The rest of the run (its own T, its record files) is deleted,
+// so a session's disk holds one T and the FLTs recorded since.
+const keptFLTs = "flts.json"
+
+// keep leaves in a re-run's directory only what the session took from it: its FLTs (keptFLTs) and
+// how it ended; a run that added nothing is deleted whole.
+func (s *Session) keep(run *Run, flts map[int]*adi.FLT) {
+	if len(flts) == 0 {
+		if err := os.RemoveAll(run.Dir); err != nil {
+			s.log.Warn("cannot delete a re-run that added nothing", "dir", run.Dir, "error", err)
+		}
+		return
+	}
+	b, err := json.Marshal(flts)
+	if err == nil {
+		err = writeFile(filepath.Join(run.Dir, keptFLTs), b)
+	}
+	if err != nil {
+		s.log.Warn("cannot keep a re-run's FLTs on disk; a restarted adi records them again", "dir", run.Dir, "error", err)
+		return
+	}
+	for _, name := range []string{"calls.bin", "flt.bin", "config.json"} {
+		if err := os.Remove(filepath.Join(run.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("cannot delete a re-run's records", "file", name, "error", err)
+		}
+	}
+}
+
+// loadKept reads the FLTs a re-run's directory keeps (keptFLTs); ok is false when it has none.
+func loadKept(dir string) (map[int]*adi.FLT, bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, keptFLTs))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var flts map[int]*adi.FLT
+	if err := json.Unmarshal(b, &flts); err != nil {
+		return nil, false, fmt.Errorf("%s is corrupt: %w", filepath.Join(dir, keptFLTs), err)
+	}
+	return flts, true, nil
+}
