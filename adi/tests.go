@@ -160,7 +160,11 @@ func testsText(d detail, c TestCounts, shown []TestResult) []string {
 		lines = append(lines, fmt.Sprintf("  %s %s → %s", word, r.FID, d.val(r.Outcome)))
 	}
 	if left := c.Total() - len(shown); left > 0 {
-		lines = append(lines, fmt.Sprintf("  … %s more (a larger --width lists them)", plural(left, "test")))
+		noun := "tests"
+		if left == 1 {
+			noun = "test"
+		}
+		lines = append(lines, fmt.Sprintf("  … %d more %s (a larger --width lists them)", left, noun))
 	}
 	return lines
 }
