@@ -17,12 +17,24 @@ type TreeOptions struct {
 	Width int `json:"width,omitempty"` // children shown per node
 }
 
-// CallTree answers call-tree: the calls below one frame, as a tree.
+// CallTree answers call-tree: the calls below one frame (Root), or the whole run (Roots: every
+// entry frame of T, as RunTree builds it), as a tree.
 type CallTree struct {
-	Root      *CallNode `json:"root"`
-	Depth     int       `json:"depth"`
-	Width     int       `json:"width"`
-	Recording Coverage  `json:"recording"`
+	Root *CallNode `json:"root,omitempty"`
+	// Roots are the entry frames shown, when the whole run is shown; HiddenRoots groups those
+	// left out by the width and HiddenRootCalls counts them with all their callees.
+	Roots           []*CallNode `json:"roots,omitempty"`
+	HiddenRoots     []CallGroup `json:"hidden_roots,omitempty"`
+	HiddenRootCalls int         `json:"hidden_root_calls,omitempty"`
+	// EntryFrames counts the entry frames of T when the whole run is shown.
+	EntryFrames int `json:"entry_frames,omitempty"`
+	// TestCounts is set for a test target (pytest, unittest): how its tests ended. Tests lists the
+	// first Width of them, failed ones first; their frames' trees come first in Roots.
+	TestCounts *TestCounts  `json:"test_counts,omitempty"`
+	Tests      []TestResult `json:"tests,omitempty"`
+	Depth      int          `json:"depth"`
+	Width      int          `json:"width"`
+	Recording  Coverage     `json:"recording"`
 }
 
 // CallNode is one invocation in a call tree, with the children shown and a count of those left
@@ -54,8 +66,64 @@ func (t *Trace) CallTree(root int, o TreeOptions) (*CallTree, error) {
 	if t.Frame(root) == nil {
 		return nil, NotFoundf("no frame T[%d]; the recording has %d", root, t.Len())
 	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes()}
+	return &CallTree{Root: b.node(root, 0), Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}, nil
+}
+
+// RunTree builds the tree of the whole run: every entry frame of T (a frame no user code called)
+// with the calls below it, the entry frames bounded by the width like any other level. When tests
+// is set (the target runs pytest or unittest) it also lists the tests that ran, failed ones first,
+// and puts the trees of the failed and unfinished tests before the other entry frames.
+func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
+	if t.Len() == 0 {
+		return nil, NotFoundf("the recording has no frames; check the target's output")
+	}
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	var first, rest []int
+	ct := &CallTree{Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}
+	if tests {
+		list, counts := t.Tests()
+		ct.TestCounts = &counts
+		ct.Tests = list[:min(o.Width, len(list))]
+		for _, r := range list {
+			if r.Status == TestFailed || r.Status == TestUnfinished {
+				first = append(first, r.Frame)
+			}
+		}
+	}
+	early := map[int]bool{}
+	for _, j := range first {
+		early[j] = true
+	}
+	for j := range t.Frames {
+		if t.Frames[j].Caller < 0 && !early[j] {
+			rest = append(rest, j)
+		}
+	}
+	entries := append(first, rest...)
+	ct.EntryFrames = len(entries)
+	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes()}
+	shown := entries[:min(o.Width, len(entries))]
+	for _, j := range shown {
+		ct.Roots = append(ct.Roots, b.node(j, 0))
+	}
+	var top CallNode
+	b.hide(&top, entries[len(shown):], "width")
+	ct.HiddenRoots, ct.HiddenRootCalls = top.Hidden, top.HiddenCalls
+	return ct, nil
+}
+
+// withDefaults checks the options and fills in the defaults.
+func (o TreeOptions) withDefaults() (TreeOptions, error) {
 	if o.Depth < 0 || o.Width < 0 {
-		return nil, BadInputf("call-tree depth and width must be positive (got %d and %d)", o.Depth, o.Width)
+		return o, BadInputf("call-tree depth and width must be positive (got %d and %d)", o.Depth, o.Width)
 	}
 	if o.Depth == 0 {
 		o.Depth = DefaultTreeDepth
@@ -63,8 +131,7 @@ func (t *Trace) CallTree(root int, o TreeOptions) (*CallTree, error) {
 	if o.Width == 0 {
 		o.Width = DefaultTreeWidth
 	}
-	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes()}
-	return &CallTree{Root: b.node(root, 0), Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}, nil
+	return o, nil
 }
 
 type treeBuilder struct {
@@ -129,9 +196,36 @@ func (t *Trace) subtreeSizes() []int {
 // of calls left out.
 func (c *CallTree) Text(o TextOptions) string {
 	return fitText(o, []shrink{shrinkValues}, func(d detail) doc {
-		dc := doc{unit: "node", indent: "", head: []string{fmt.Sprintf("Call tree of %s (depth %d, width %d):", c.Root.FID, c.Depth, c.Width)}}
+		dc := doc{unit: "node", indent: ""}
+		if c.TestCounts != nil {
+			dc.head = testsText(d, *c.TestCounts, c.Tests)
+		}
+		roots := c.Roots
+		switch {
+		case c.Root != nil:
+			roots = []*CallNode{c.Root}
+			dc.head = append(dc.head, fmt.Sprintf("Call tree of %s (depth %d, width %d):", c.Root.FID, c.Depth, c.Width))
+		case c.EntryFrames == 1 && c.TestCounts == nil:
+			dc.head = append(dc.head, fmt.Sprintf("Call tree of %s (depth %d, width %d):", c.Roots[0].FID, c.Depth, c.Width))
+		default:
+			order := ""
+			if c.TestCounts != nil && c.TestCounts.Failed+c.TestCounts.Unfinished > 0 {
+				order = ", failing tests first"
+			}
+			dc.head = append(dc.head, fmt.Sprintf("Call tree of the run: %s%s (depth %d, width %d):",
+				plural(c.EntryFrames, "entry frame"), order, c.Depth, c.Width))
+		}
 		dc.head = append(dc.head, c.Recording.notes()...)
-		c.render(&dc, d, c.Root, "")
+		for _, r := range roots {
+			c.render(&dc, d, r, "")
+		}
+		if len(c.HiddenRoots) > 0 {
+			line := "… " + groupsText(c.HiddenRoots, "more entry ")
+			if count := c.EntryFrames - len(c.Roots); c.HiddenRootCalls > count {
+				line += fmt.Sprintf(", %d with their callees", c.HiddenRootCalls)
+			}
+			dc.add(chunk{lines: []string{line}})
+		}
 		return dc
 	})
 }

@@ -84,9 +84,9 @@ func ref(cmd string, w *words, frame bool) (Ref, error) {
 	switch {
 	case err != nil:
 		return Ref{}, fmt.Errorf("%s: %w", cmd, err)
-	case frame && r.Index == 0:
+	case frame && !r.NamesFrame():
 		return Ref{}, usageErr(cmd, fmt.Sprintf("%s names a function; add the invocation index, e.g. %s#1", r, r))
-	case !frame && r.Index > 0:
+	case !frame && r.Pinned():
 		return Ref{}, usageErr(cmd, fmt.Sprintf("%s names a frame, but %s takes a function (to inspect that frame: step-into %s)", r, cmd, r))
 	}
 	return r, nil

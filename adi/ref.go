@@ -12,13 +12,22 @@ import (
 //	func#N  qualname#N  module:qualname#N  /abs/file.py:Class.method#N  rel/file.py:func#N
 //	/abs/file.py:123#N  (the function whose definition contains line 123)
 //
-// and each of them without "#N" for a function.
+// and each of them without "#N" for a function. A pytest node id names a test function the way
+// pytest writes it, relative to the project root or absolute (Node is set; "::" separates the
+// classes and the function, so Name is "TestC.test_m"):
+//
+//	tests/test_x.py::TestC::test_m  test_x.py::test_f  test_x.py::test_f#2  test_x.py::test_f[2-3]
+//
+// Without "#N" it names the function where a function is wanted and its first invocation where
+// a frame is; "[ID]" (Param) picks the invocation of a parametrized test whose arguments spell ID.
 type Ref struct {
 	Path   string `json:"path,omitempty"`   // "/abs/t.py", or "rel/t.py" relative to the project root
 	Module string `json:"module,omitempty"` // "pkg.mod" of "pkg.mod:qualname"
 	Name   string `json:"name,omitempty"`   // qualname, or a bare function name
 	Line   int    `json:"line,omitempty"`   // line target
 	Index  int    `json:"index,omitempty"`  // invocation index N of "#N"; 0 when absent
+	Node   bool   `json:"node,omitempty"`   // written as a pytest node id (FILE.py::TEST)
+	Param  string `json:"param,omitempty"`  // pytest's parametrize id of "TEST[ID]"
 }
 
 // maxCount bounds line numbers and invocation indexes typed by agents.
@@ -29,6 +38,9 @@ func ParseRef(s string) (Ref, error) {
 	s = trimSpace(s)
 	if s == "" {
 		return Ref{}, BadInputf("empty reference; write FUNC, module:FUNC or FILE.py:FUNC, and add #N for a frame")
+	}
+	if strings.Contains(s, "::") {
+		return parseNodeID(s)
 	}
 	var r Ref
 	body := s
@@ -41,9 +53,6 @@ func ParseRef(s string) (Ref, error) {
 	}
 	if strings.ContainsRune(body, '#') {
 		return Ref{}, BadInputf("%q: '#' may appear only once, before the invocation index", s)
-	}
-	if strings.Contains(body, "::") {
-		return Ref{}, BadInputf("%q: use one colon, FILE.py:FUNC (pytest's FILE::TEST form is not a function reference)", s)
 	}
 	scope, name, hasScope := cutLast(body, ':')
 	switch {
@@ -81,8 +90,55 @@ func ParseRef(s string) (Ref, error) {
 	return r, nil
 }
 
+// parseNodeID parses a pytest node id, FILE.py::[CLASS::]…TEST[[ID]][#N].
+func parseNodeID(s string) (Ref, error) {
+	r := Ref{Node: true}
+	body := s
+	if k := strings.LastIndexByte(s, '#'); k > strings.LastIndexByte(s, ']') {
+		n, ok := parseCount(s[k+1:])
+		if !ok {
+			return Ref{}, BadInputf("%q: after '#' comes the invocation index, a whole number from 1 (e.g. %s#1)", s, s[:k])
+		}
+		r.Index, body = n, s[:k]
+	}
+	file, test, _ := strings.Cut(body, "::")
+	if k := strings.IndexByte(test, '['); k >= 0 {
+		if !strings.HasSuffix(test, "]") || k == len(test)-2 {
+			return Ref{}, BadInputf("%q: a parametrized test is written TEST[ID], with the id pytest shows between the brackets", s)
+		}
+		test, r.Param = test[:k], test[k+1:len(test)-1]
+	}
+	if r.Param != "" && r.Index > 0 {
+		return Ref{}, BadInputf("%q: give either pytest's [ID] or the invocation index #N, not both", s)
+	}
+	switch {
+	case !strings.HasSuffix(file, ".py"):
+		return Ref{}, BadInputf("%q: a pytest node id starts with the test's .py file, e.g. tests/test_x.py::test_f", s)
+	case strings.ContainsAny(file, "\t\n\r\v\f"):
+		return Ref{}, BadInputf("%q: the file path has a tab or line break", s)
+	}
+	parts := strings.Split(test, "::")
+	for _, p := range parts {
+		if p == "" || hasSpace(p) || strings.ContainsAny(p, ":#[]") || strings.HasPrefix(p, "-") {
+			return Ref{}, BadInputf("%q: write a pytest node id as FILE.py::TEST or FILE.py::CLASS::TEST", s)
+		}
+	}
+	r.Path, r.Name = file, strings.Join(parts, ".")
+	return r, nil
+}
+
 // String writes the reference in the form ParseRef reads.
 func (r Ref) String() string {
+	if r.Node {
+		s := r.Path + "::" + strings.ReplaceAll(r.Name, ".", "::")
+		if r.Param != "" {
+			s += "[" + r.Param + "]"
+		}
+		if r.Index > 0 {
+			s += "#" + strconv.Itoa(r.Index)
+		}
+		return s
+	}
 	var b strings.Builder
 	switch {
 	case r.Path != "":
@@ -101,11 +157,19 @@ func (r Ref) String() string {
 	return b.String()
 }
 
-// Func returns the reference without its invocation index.
+// Func returns the reference without its invocation index or parametrize id.
 func (r Ref) Func() Ref {
-	r.Index = 0
+	r.Index, r.Param = 0, ""
 	return r
 }
+
+// Pinned reports whether the reference picks one invocation itself: it has "#N" or, for a pytest
+// node id, "[ID]".
+func (r Ref) Pinned() bool { return r.Index > 0 || r.Param != "" }
+
+// NamesFrame reports whether the reference can name a frame: it is pinned, or it is a pytest node
+// id (which then names the test's first invocation).
+func (r Ref) NamesFrame() bool { return r.Pinned() || r.Node }
 
 // looksLikePath reports whether a scope names a file rather than a module.
 func looksLikePath(s string) bool {

@@ -52,7 +52,24 @@ func (t *Trace) ResolveFunc(r Ref) (string, error) {
 	switch {
 	case r.Path != "":
 		file := t.absPath(r.Path)
-		cands = filterFuncs(cands, func(fi funcInfo) bool { return path.Clean(fi.file) == file })
+		in := func(file string) func(funcInfo) bool {
+			return func(fi funcInfo) bool { return path.Clean(fi.file) == file }
+		}
+		cands = filterFuncs(cands, in(file))
+		if len(cands) == 0 && !path.IsAbs(r.Path) {
+			// A relative path may be relative to another directory than the root (pytest's
+			// rootdir, say): take the one recorded file it ends.
+			var ends []string
+			for _, f := range t.files() {
+				if strings.HasSuffix(f, "/"+path.Clean(r.Path)) {
+					ends = append(ends, f)
+				}
+			}
+			if len(ends) == 1 {
+				file = ends[0]
+				cands = filterFuncs(t.funcInfos(), in(file))
+			}
+		}
 		if len(cands) == 0 {
 			return "", NotFoundf("no recorded function is defined in %s%s", file, closestText(r.Path, t.files(), fileForms))
 		}
@@ -84,16 +101,19 @@ func (t *Trace) ResolveFunc(r Ref) (string, error) {
 }
 
 // ResolveFrame finds the index in T of the frame a reference names; the reference must carry an
-// invocation index.
+// invocation index, or be a pytest node id (see Ref).
 func (t *Trace) ResolveFrame(r Ref) (int, error) {
-	if r.Index == 0 {
+	if !r.NamesFrame() {
 		return -1, BadInputf("%s names a function, not a frame; add the invocation index, e.g. %s#1", r.String(), r.String())
 	}
 	fn, err := t.ResolveFunc(r)
 	if err != nil {
 		return -1, err
 	}
-	return t.Lookup(FID{Func: fn, Index: r.Index})
+	if r.Param != "" {
+		return t.paramInvocation(r, fn)
+	}
+	return t.Lookup(FID{Func: fn, Index: max(r.Index, 1)})
 }
 
 // lineOwner picks the function of funcs whose definition contains line: the one with the greatest

@@ -70,7 +70,7 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 			return nil, err
 		}
 		var res adi.Result
-		if c.Func.Index > 0 { // the peer's "break FILE:FUNC#N": set it and show that frame
+		if c.Func.Pinned() { // the peer's "break FILE:FUNC#N": set it and show that frame
 			j, err := t.ResolveFrame(c.Func)
 			if err != nil {
 				return nil, err
@@ -128,6 +128,9 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 	case adi.StepOutCmd:
 		return s.withFLT(ctx, s.state.StepOut())
 	case adi.CallTreeCmd:
+		if c.Frame == nil && s.state.Cur == 0 && t.Len() > 0 { // nothing asked, nothing navigated: the whole run
+			return t.RunTree(c.Options, s.IsTestRun())
+		}
 		j, err := s.frameOrCurrent(c.Frame)
 		if err != nil {
 			return nil, err

@@ -198,8 +198,12 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 		return nil, err
 	}
 	if !res.Reused {
-		fmt.Fprintf(env.Stderr, "adi: recorded `%s`: %d call(s) in %d ms, exit status %d (session %s)\n",
-			inv.Target, res.Run.Frames, res.Run.ElapsedMS, res.Run.ExitCode, id)
+		tests := ""
+		if c := res.Run.Tests; c != nil {
+			tests = "; tests: " + c.String()
+		}
+		fmt.Fprintf(env.Stderr, "adi: recorded `%s`: %d call(s) in %d ms, exit status %d%s (session %s)\n",
+			inv.Target, res.Run.Frames, res.Run.ElapsedMS, res.Run.ExitCode, tests, id)
 	}
 	return &res, nil
 }

@@ -102,7 +102,7 @@ func ref(name, v string, frame bool) (adi.Ref, error) {
 	if err != nil {
 		return adi.Ref{}, fmt.Errorf("argument %q: %w", name, err)
 	}
-	if frame && r.Index == 0 {
+	if frame && !r.NamesFrame() {
 		return adi.Ref{}, adi.BadInputf("argument %q: %s names a function; add the invocation index, e.g. %s#1", name, v, v)
 	}
 	return r, nil

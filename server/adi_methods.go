@@ -42,7 +42,7 @@ func init() {
 			}),
 		adiMethod("adi.step_out", "{session, budget?}", "move to the caller of the current frame and show its FLT", false,
 			func(*params) adi.Command { return adi.StepOutCmd{} }),
-		adiMethod("adi.call_tree", "{session, frame?, depth?, width?, budget?}", "show the calls below a frame (the current one by default)", false,
+		adiMethod("adi.call_tree", "{session, frame?, depth?, width?, budget?}", "show the calls below a frame (by default the current one; before any move, the whole run, tests first for a test target)", false,
 			func(p *params) adi.Command {
 				return adi.CallTreeCmd{Frame: p.Ref("frame", false, true),
 					Options: adi.TreeOptions{Depth: p.Int("depth", false, 1), Width: p.Int("width", false, 1)}}

@@ -177,11 +177,15 @@ func (p *params) Ref(name string, required, frame bool) *adi.Ref {
 		return nil
 	}
 	switch {
-	case frame && r.Index == 0:
+	case frame && !r.NamesFrame():
 		p.badInput("param %q: %s names a function; add the invocation index, e.g. %s#1", name, r, r)
 		return nil
-	case !frame && r.Index > 0 && !p.m.frameOK:
-		p.badInput("param %q: %s names a frame, but this method takes a function (drop the #%d)", name, r, r.Index)
+	case !frame && r.Pinned() && !p.m.frameOK:
+		drop := "[" + r.Param + "]"
+		if r.Index > 0 {
+			drop = "#" + strconv.Itoa(r.Index)
+		}
+		p.badInput("param %q: %s names a frame, but this method takes a function (drop the %s)", name, r, drop)
 		return nil
 	}
 	return &r

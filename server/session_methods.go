@@ -39,6 +39,8 @@ type RunInfo struct {
 	ElapsedMS int64  `json:"elapsed_ms"`
 	Frames    int    `json:"frames"`
 	Partial   bool   `json:"partial"`
+	// Tests counts the tests by how they ended, for a test target (pytest, unittest).
+	Tests *adi.TestCounts `json:"tests,omitempty"`
 }
 
 func runInfo(s *bridge.Session) RunInfo {
@@ -48,6 +50,7 @@ func runInfo(s *bridge.Session) RunInfo {
 	if t := s.Trace(); t != nil {
 		ri.Frames, ri.Partial = t.Len(), t.Partial
 	}
+	ri.Tests = s.TestCounts()
 	return ri
 }
 

@@ -50,6 +50,12 @@ func (t Target) IsPytest() bool {
 	return t.Mode == Module && (t.Module == "pytest" || t.Module == "py.test")
 }
 
+// RunsTests reports whether the target runs a test runner: pytest (python -m pytest, python -m
+// py.test) or unittest (python -m unittest).
+func (t Target) RunsTests() bool {
+	return t.IsPytest() || (t.Mode == Module && t.Module == "unittest")
+}
+
 // String writes the command back, quoting words so that a shell (and Parse) reads the same
 // target. Assignments made through env are written in front of the command.
 func (t Target) String() string {

@@ -76,6 +76,22 @@ func TestIsPytest(t *testing.T) {
 	}
 }
 
+func TestRunsTests(t *testing.T) {
+	for in, want := range map[string]bool{
+		"python -m pytest -q":            true,
+		"python3 -m py.test t.py":        true,
+		"python -m unittest test_x":      true,
+		"python -m unittest.mock":        false,
+		"python test_x.py":               false,
+		"python -c 'import unittest'":    false,
+		"FOO=1 python -m pytest t.py::x": true,
+	} {
+		tg, err := Parse(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, tg.RunsTests(), in)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ in, err string }{
 		{"", "the target command is empty; write e.g. python t.py"},

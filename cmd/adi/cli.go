@@ -124,7 +124,7 @@ func checkRef(s string, frame bool) error {
 	if err != nil {
 		return err
 	}
-	if frame && r.Index == 0 {
+	if frame && !r.NamesFrame() {
 		return usageErrorf("%s names a function; add the invocation index, e.g. %s#1", s, s)
 	}
 	return nil

@@ -1,0 +1,112 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// addresses matches the object addresses pytest writes into assertion messages.
+var addresses = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// TestPytestTarget records a real pytest run (one failing test, two passing invocations of a
+// parametrized test method) and checks the default call tree (text and JSON), the recording line,
+// and commands given pytest node ids.
+func TestPytestTarget(t *testing.T) {
+	if err := exec.Command("/usr/bin/python3", "-c", "import pytest").Run(); err != nil {
+		t.Fatalf("this test needs pytest for /usr/bin/python3 (python3-pytest): run `make test-deps`: %v", err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"cart.py", "test_cart.py"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), mustRead(t, testdata(t, "pytest"), name), 0o644))
+	}
+	r := newCLI(t, dir)
+	r.env = append(r.env, "PYTHONDONTWRITEBYTECODE=1")
+	cmd := "/usr/bin/python3 -m pytest test_cart.py -q -p no:cacheprovider"
+
+	res := r.run("call-tree", cmd)
+	assert.Equal(t, 1, res.code, "pytest exits 1: a test failed")
+	assert.Regexp(t, "^adi: recorded `"+regexp.QuoteMeta(cmd)+"`: 11 call\\(s\\) in \\d+ ms, exit status 1; tests: 1 failed, 2 passed \\(session cli-[0-9a-f]+\\)\n"+
+		"adi: the target command failed \\(exit status 1\\); the answer above is still valid\n$", res.stderr)
+	assert.Equal(t, `Tests: 1 failed, 2 passed
+  FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0
+  passed test_cart:TestLine.test_line#1 → None
+  passed test_cart:TestLine.test_line#2 → None
+Call tree of the run: 4 entry frames, failing tests first (depth 3, width 10):
+test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)\n +    where <function total at 0x…> = cart.total
+  cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
+    cart:line_total#1(qty=10, price=2.0, rate=0.1) → 20.0
+    cart:line_total#2(qty=3, price=3.0, rate=0.1) → 9.0
+test_cart:<module>#1() → None
+  cart:<module>#1() → None
+  test_cart:TestLine#1() → None
+test_cart:TestLine.test_line#1(self=<test_cart.TestLine object at 0x…>, qty=1, price=2.0) → None
+  cart:line_total#3(qty=1, price=2.0, rate=0.0) → 2.0
+test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20, price=1.0) → None
+  cart:line_total#4(qty=20, price=1.0, rate=0.0) → 20.0
+`, addresses.ReplaceAllString(res.stdout, "0x…"))
+
+	res = r.run("call-tree", cmd, "--json", "--depth", "1")
+	assert.Equal(t, 1, res.code, res.stderr)
+	var ans struct {
+		Result struct {
+			Roots []struct {
+				FID string `json:"fid"`
+			} `json:"roots"`
+			EntryFrames int             `json:"entry_frames"`
+			TestCounts  json.RawMessage `json:"test_counts"`
+			Tests       json.RawMessage `json:"tests"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &ans), res.stdout)
+	var roots []string
+	for _, n := range ans.Result.Roots {
+		roots = append(roots, n.FID)
+	}
+	assert.Equal(t, []string{"test_cart:test_total#1", "test_cart:<module>#1", "test_cart:TestLine.test_line#1", "test_cart:TestLine.test_line#2"}, roots)
+	assert.Equal(t, 4, ans.Result.EntryFrames)
+	assert.JSONEq(t, `{"failed": 1, "passed": 2}`, string(ans.Result.TestCounts))
+	assert.JSONEq(t, `[
+		{"fid": "test_cart:test_total#1", "frame": 3, "status": "failed", "outcome": "AssertionError: assert 29.0 == 27.0"},
+		{"fid": "test_cart:TestLine.test_line#1", "frame": 7, "status": "passed", "outcome": "None"},
+		{"fid": "test_cart:TestLine.test_line#2", "frame": 9, "status": "passed", "outcome": "None"}]`, string(ans.Result.Tests))
+
+	res = r.run("break", cmd, "test_cart.py::test_total")
+	assert.Equal(t, "Breakpoint set: test_cart:test_total  (every call); test_cart:test_total was called 1 time(s); 1 breakpoint(s) in all.\n"+
+		"Matches 1 invocation(s): test_cart:test_total#1. Next: continue.\n", res.stdout)
+
+	res = r.run("flt", cmd, "test_cart.py::TestLine::test_line[20-1.0]")
+	assert.Equal(t, `Frame: test_cart:TestLine.test_line#2   (entry frame)
+Args: self = <test_cart.TestLine object at 0x…>, qty = 20, price = 1.0
+
+  13 | assert cart.line_total(qty, price, 0.0) == qty * price
+     |   + @py_assert1 = None
+     |   + @py_assert5 = None
+     |   + @py_assert7 = None
+     |   + @py_assert12 = None
+     |   + @py_assert9 = None
+     |   → cart:line_total#4 → 20.0
+
+Return: None
+`, res.stdout)
+
+	res = r.run("flt", cmd, filepath.Join(dir, "test_cart.py")+"::test_total")
+	assert.Regexp(t, "^Frame: test_cart:test_total#1   \\(entry frame\\)\nArgs: \\(none\\)\n\n   7 \\| assert cart.total", res.stdout)
+
+	res = r.run("list-frames", cmd, "test_cart.py::TestLine::test_line[9-1.0]")
+	assert.Equal(t, 1, res.code, "a function command refuses a parametrize id")
+	assert.Equal(t, `adi: adi.list_frames: param "func": test_cart.py::TestLine::test_line[9-1.0] names a frame, but this method takes a function (drop the [9-1.0])`+"\n", res.stderr)
+	res = r.run("step-in", cmd, "test_cart.py::TestLine::test_line[9-1.0]")
+	assert.Equal(t, 1, res.code)
+	assert.Regexp(t, "adi: \"test_cart.py::TestLine::test_line\\[9-1.0\\]\": no invocation of test_cart:TestLine.test_line has arguments that spell pytest's id \\[9-1.0\\]; "+
+		"pick one by index: test_cart:TestLine.test_line#1 \\(self=<test_cart.TestLine…, qty=1, price=2.0\\), test_cart:TestLine.test_line#2 \\(self=<test_cart.TestLine…, qty=20, price=1.0\\)\n", res.stderr)
+	res = r.run("flt", cmd, "test_cart.py::test_totl")
+	assert.Equal(t, 1, res.code)
+	assert.Regexp(t, "adi: no function \"test_cart.py::test_totl\" in the recording; closest: test_cart:test_total\n", res.stderr)
+}
