@@ -1,0 +1,120 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// replayProgram copies one of testdata/replay's programs into a fresh directory and returns a CLI
+// on it. Each program spends its first 25,000 statements in busy(), past the first run's eager
+// FLTs, so that work#2's FLT needs a re-run.
+func replayProgram(t *testing.T, name string) *cliRun {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), mustRead(t, testdata(t, "replay"), name), 0o644))
+	return newCLI(t, dir)
+}
+
+// workFLT is the answer of `break CMD FILE:work#2` in every replay program, up to its notes.
+func workFLT(module string, callLine int) string {
+	return "break → " + module + ":work#2  (breakpoint " + module + ":work  (every call) set; continue moves to its next hit)\n\n" +
+		"Frame: " + module + ":work#2   (caller " + module + ":<module>#1, line " + strconv.Itoa(callLine) + ")\n" +
+		"Args: i = 1\n\n"
+}
+
+// TestReplayAddressArgument: an argument from id() differs in every run; argument fingerprints
+// count an address as "an address", so the re-run that records work#2 replays the recording.
+func TestReplayAddressArgument(t *testing.T) {
+	r := replayProgram(t, "addr.py")
+	res := r.run("break", "python3 addr.py", "addr.py:work#2")
+	require.Equal(t, 0, res.code, res.stderr)
+	head := workFLT("addr", 23) +
+		"  16 | doubled = i * 2\n" +
+		"     |   + doubled = 2\n" +
+		"  17 | return doubled + 1\n\n" +
+		"Return: 3\n"
+	assert.Equal(t, head, res.stdout)
+}
+
+// TestReplayHashOrder: tuples of classes ordered by hash() (memory addresses) change the
+// arguments of other calls from run to run; work#2 is still answered.
+func TestReplayHashOrder(t *testing.T) {
+	r := replayProgram(t, "order.py")
+	for range 3 {
+		res := r.run("break", "python3 order.py", "order.py:work#2")
+		require.Equal(t, 0, res.code, res.stderr)
+		head := workFLT("order", 36) +
+			"  28 | doubled = i * 2\n" +
+			"     |   + doubled = 2\n" +
+			"  29 | return doubled + 1\n\n" +
+			"Return: 3\n"
+		require.True(t, strings.HasPrefix(res.stdout, head), res.stdout)
+		assert.Regexp(t, `^(Note: this re-run differed from the recording \(order:ambiguous#\d's argument [ab] is \(.*\) in the re-run, \(.*\) in the recording\); the frames shown are the same invocations as recorded\n)?$`,
+			strings.TrimPrefix(res.stdout, head))
+		r.run("clear") // the next break records work#2 again in a new session
+		r.run("stop")
+		r = replayProgram(t, "order.py")
+	}
+}
+
+// TestReplaySeededRandom: random's unseeded generator draws the same numbers in every run of a
+// session, so the re-run replays exactly (no note); with --no-seed it differs where pick is called.
+func TestReplaySeededRandom(t *testing.T) {
+	r := replayProgram(t, "rand.py")
+	res := r.run("break", "python3 rand.py", "rand.py:work#2")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, workFLT("rand", 24)+
+		"  17 | doubled = i * 2\n"+
+		"     |   + doubled = 2\n"+
+		"  18 | return doubled + 1\n\n"+
+		"Return: 3\n", res.stdout)
+
+	r = replayProgram(t, "rand.py")
+	res = r.run("break", "python3 rand.py", "rand.py:work#2", "--no-seed")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, `\nNote: this re-run differed from the recording \(rand:pick#1's argument n is \d+ in the re-run, \d+ in the recording\); the frames shown are the same invocations as recorded\n$`, res.stdout)
+}
+
+// TestReplayLookingChangesNothing: a lazy proxy whose __class__ evaluates it and a __repr__ that
+// prints; under adi the program makes the same calls and prints the same output as plainly.
+func TestReplayLookingChangesNothing(t *testing.T) {
+	r := replayProgram(t, "lazy.py")
+	plain, err := exec.Command("/usr/bin/python3", filepath.Join(r.dir, "lazy.py")).Output()
+	require.NoError(t, err)
+	require.Equal(t, "using\nNone\nevaluated\nTrue\n", string(plain))
+
+	res := r.run("call-tree", "python3 lazy.py")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, "Call tree of lazy:<module>#1 (depth 3, width 10):\n"+
+		"lazy:<module>#1() → None\n"+
+		"  lazy:Lazy#1() → None\n"+
+		"  lazy:Lazy.__init__#1(self=Lazy(), factory=<function make at 0x…>) → None\n"+
+		"  lazy:use#1(obj=Lazy(_factory=<function make at 0x…>, _value=None)) → None\n"+
+		"  lazy:Lazy.__class__#1(self=Lazy(_factory=<function make at 0x…>, _value=None)) → <class 'int'>\n"+
+		"    lazy:make#1() → 42\n", res.stdout)
+	out, err := filepath.Glob(filepath.Join(r.state, "sessions", "*", "runs", "0000", "stdout"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, string(plain), string(mustReadFile(t, out[0])), "the recording run printed what the plain run printed")
+
+	res = r.run("flt", "python3 lazy.py", "lazy.py:use#1")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, "Frame: lazy:use#1   (caller lazy:<module>#1, line 31)\n"+
+		"Args: obj = Lazy(_factory=<function make at 0x…>, _value=None)\n\n"+
+		"  26 | print(\"using\")\n"+
+		"  27 | return obj._value\n\n"+
+		"Return: None\n", res.stdout)
+}
+
+func mustReadFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
