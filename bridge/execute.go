@@ -128,7 +128,7 @@ func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string)
 		return nil, adi.BadInputf("the program did not replay the same way (%s: expected %s, got %s); cannot stop in %s", dv.FID, dv.Expected, dv.Actual, f.FID)
 	}
 	if run.TimedOut {
-		return nil, fmt.Errorf("the run did not reach %s line %d within %v; raise the session timeout", f.FID, line, s.prog.Timeout)
+		return nil, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID, line, s.prog.Timeout)
 	}
 	if err := s.adopt(run); err != nil {
 		return nil, err

@@ -256,6 +256,11 @@ func TestEngineExecStandby(t *testing.T) {
 	debuggee := standby()
 	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: qty\nOutput: (none)\nValue: 10\n",
 		do(t, s, "exec bulk_rate#3 -l 16 qty").Text, "a plain exec runs without debugpy")
+	plain := do(t, s, "exec bulk_rate#3 -l 16 __import__('os').getpid(), 'pydevd' in __import__('sys').modules")
+	v := plain.Result.(*adi.ExecResult).Value
+	require.NotNil(t, v)
+	assert.NotEqual(t, fmt.Sprintf("(%d, False)", debuggee), *v)
+	assert.Regexp(t, `^\(\d+, False\)$`, *v, "a plain exec runs in a process of its own, without pydevd")
 	assert.Equal(t, debuggee, standby(), "a plain exec leaves the standby alone")
 	assert.Equal(t, fmt.Sprintf("Exec at orders:bulk_rate#3, line 16, visit 1: __import__('os').getpid()\nOutput: (none)\nValue: %d\n", debuggee)+then,
 		do(t, s, "exec bulk_rate#3 -l 16 --then-continue __import__('os').getpid()").Text, "the exec ran in the standby's debuggee")
