@@ -85,6 +85,13 @@ class ExecStop(unittest.TestCase):
             with self.subTest(engine=engine):
                 check(exec_at("countdown", 9, 1, "n", engine, index=2))
 
+    def test_exec_must_be_a_string(self):
+        rec = record(script("exec_stop.py"), stops=[{"func": "exec_stop:countdown", "index": 1, "line": 9,
+                                                     "exec": 3}])
+        self.assertEqual(rec.returncode, 2)
+        self.assertEqual(rec.stderr, "adi: 'stops[0].exec' must be a string\n")
+        self.assertEqual(rec.result["error"], "'stops[0].exec' must be a string")
+
 
 if __name__ == "__main__":
     unittest.main()
