@@ -64,9 +64,14 @@ func execPoint(t *adi.Trace, flt *adi.FLT, line, visit int) (int, int, error) {
 }
 
 // exec runs a statement inside a past frame: execute(fid, stmt, lineno, k). It re-runs the program
-// under debugpy, stops at the k-th arrival of the frame at the line (a line breakpoint whose
-// condition asks the probe whether this is the right invocation and visit), runs the statement
-// there, and answers as soon as it has the result; the run is then ended.
+// to the k-th step of the frame at the line and runs the statement there, in the frame.
+//
+// A plain exec re-runs the program under the probe alone (execHere): the probe runs the statement
+// itself when the frame's stepper starts that step, then ends the run, so the exec costs about one
+// recording run up to that point. When the frame's FLT is not cached and a line is given, that one
+// run also checks the line: if the step is never reached, the FLT it recorded says why. Without a
+// line (the frame's last line) the FLT is needed first. With --then-continue the program must go on
+// after the statement, so the re-run is under debugpy (runAt) and continues to its end.
 func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 	if strings.TrimSpace(c.Stmt) == "" {
 		return nil, adi.BadInputf("exec needs a statement to run, e.g. exec t:f#1 print(x)")
@@ -75,16 +80,25 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	flt, err := s.FLT(ctx, j)
-	if err != nil {
-		return nil, err
-	}
-	line, visit, err := execPoint(s.trace, flt, c.Line, c.Visit)
-	if err != nil {
-		return nil, err
-	}
 	f := s.trace.Frames[j]
-	out, err := s.runAt(ctx, j, line, visit, c.Stmt, c.ThenContinue)
+	line, visit := c.Line, max(c.Visit, 1)
+	var out *adi.ExecResult
+	if _, cached := s.flts[j]; !cached && line > 0 && !c.ThenContinue {
+		out, err = s.execHere(ctx, j, line, visit, c.Stmt)
+	} else {
+		var flt *adi.FLT
+		if flt, err = s.FLT(ctx, j); err != nil {
+			return nil, err
+		}
+		if line, visit, err = execPoint(s.trace, flt, c.Line, c.Visit); err != nil {
+			return nil, err
+		}
+		if c.ThenContinue {
+			out, err = s.runAt(ctx, j, line, visit, c.Stmt, true)
+		} else {
+			out, err = s.execHere(ctx, j, line, visit, c.Stmt)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +106,61 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 	return out, nil
 }
 
-// runAt re-runs the program under debugpy to the visit-th arrival of T[j] at line and runs stmt.
-// With thenContinue the program then runs to its end and the result says how it ended.
+// execHere re-runs the program under the probe alone (no debugger) with a stop that carries the
+// statement: the probe runs it when invocation T[j] starts its visit-th step at line, writes
+// exec.json and ends the run there (probe/PROTOCOL.md, config "stops"). The run steps T[j], so when
+// the step is never reached (the run then goes to its end) the FLT it recorded gives execPoint's
+// answer, and is cached like any FLT.
+func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string) (*adi.ExecResult, error) {
+	f := s.trace.Frames[j]
+	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit, Exec: stmt}
+	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}}
+	run, err := s.record(ctx, "exec in "+f.FID.String(), req)
+	if err != nil {
+		return nil, err
+	}
+	res := run.Rec.Result
+	if res != nil && res.Stopped == "exec" {
+		return readExecResult(run.Dir)
+	}
+	if res != nil && res.Divergence != nil {
+		dv := res.Divergence
+		return nil, adi.BadInputf("the program did not replay the same way (%s: expected %s, got %s); cannot stop in %s", dv.FID, dv.Expected, dv.Actual, f.FID)
+	}
+	if run.TimedOut {
+		return nil, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID, line, s.prog.Timeout)
+	}
+	if err := s.adopt(run); err != nil {
+		return nil, err
+	}
+	if flt, ok := s.flts[j]; ok {
+		if _, _, err := execPoint(s.trace, flt, line, visit); err != nil {
+			return nil, err
+		}
+	}
+	return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d (%s)", f.FID, line, visit, runSummary(run))
+}
+
+// readExecResult reads the exec.json the probe's evaluator left in run directory dir.
+func readExecResult(dir string) (*adi.ExecResult, error) {
+	b, err := os.ReadFile(filepath.Join(dir, execResultFile))
+	if err != nil {
+		return nil, fmt.Errorf("the probe left no exec result: %w", err)
+	}
+	var res struct {
+		Output    string         `json:"output"`
+		Value     *string        `json:"value"`
+		Exception *adi.Exception `json:"exception"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("the probe's exec result is not valid JSON: %w", err)
+	}
+	return &adi.ExecResult{Output: res.Output, Value: res.Value, Exception: res.Exception}, nil
+}
+
+// runAt re-runs the program under debugpy to the visit-th arrival of T[j] at line and runs stmt
+// (exec --then-continue). With thenContinue the program then runs to its end and the result says how
+// it ended. A session that used it keeps a debug run ready for the next one (standby.go).
 func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, thenContinue bool) (*adi.ExecResult, error) {
 	f := s.trace.Frames[j]
 	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit}
@@ -155,19 +222,10 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 		}
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(d.run.Dir, execResultFile))
+	out, err := readExecResult(d.run.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("the probe left no exec result: %w", err)
+		return nil, err
 	}
-	var res struct {
-		Output    string         `json:"output"`
-		Value     *string        `json:"value"`
-		Exception *adi.Exception `json:"exception"`
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("the probe's exec result is not valid JSON: %w", err)
-	}
-	out := &adi.ExecResult{Output: res.Output, Value: res.Value, Exception: res.Exception}
 	if thenContinue {
 		mark := d.stdout.len()
 		if err := d.ad.Client.Continue(ctx, stopped.ThreadId); err != nil {
@@ -180,7 +238,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 		out.Downstream = s.downstream(run, j, mark)
 	}
 	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(d.run.Dir), Purpose: "exec in " + f.FID.String()})
-	s.startStandby() // for the next exec
+	s.startStandby() // for the next exec --then-continue
 	return out, nil
 }
 

@@ -63,7 +63,8 @@ type RunRequest struct {
 	Trace      []probe.Selector
 	Conditions []probe.Condition
 	Expect     []probe.Expect
-	// Stops are the places a debug run may stop at (execute); only debug runs use them.
+	// Stops are the places a run may stop at (execute): breakpoint conditions of a debug run, or,
+	// with Exec, statements the probe runs itself before it ends the run.
 	Stops []probe.Stop
 	// TraceAll > 0 records eager FLTs: every invocation's, until that many steps are recorded.
 	TraceAll int

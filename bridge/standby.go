@@ -13,16 +13,17 @@ import (
 	"github.com/adi-bridge/adi/probe"
 )
 
-// A standby is a debug run started ahead of the next exec. Starting a run under debugpy costs
-// about half a second here, most of it the debuggee importing pydevd; a standby has done all of
-// that: the adapter is up, the launch is configured, and the probe waits on a FIFO for the
-// config of the run it is to become (adi_probe_run.py --standby). Taking it costs a few
-// milliseconds: write the run's config, set the breakpoints, write the config's path into the
-// FIFO. Nothing of the target has run before that, so the run is the same as a cold one.
+// A standby is a debug run started ahead of the next exec --then-continue (a plain exec runs under
+// the probe alone and needs none: execHere). Starting a run under debugpy costs about half a second
+// here, most of it the debuggee importing pydevd; a standby has done all of that: the adapter is
+// up, the launch is configured, and the probe waits on a FIFO for the config of the run it is to
+// become (adi_probe_run.py --standby). Taking it costs a few milliseconds: write the run's config,
+// set the breakpoints, write the config's path into the FIFO. Nothing of the target has run before
+// that, so the run is the same as a cold one.
 //
-// A session keeps at most one, started after an exec that answered (an agent that execs once
-// usually execs again), dropped after standbyTTL unused, and when the session closes. Its
-// processes are the run's: they end with it, like any run's.
+// A session keeps at most one, started after an exec --then-continue that answered (an agent that
+// checks one hypothesis usually checks another), dropped after standbyTTL unused, and when the
+// session closes. Its processes are the run's: they end with it, like any run's.
 
 // standbyTTL is how long an unused standby is kept.
 const standbyTTL = 2 * time.Minute

@@ -232,25 +232,39 @@ func TestEngineBreakOnAHotFunction(t *testing.T) {
 	assert.Equal(t, "hot:sq#103", got.Hits[99])
 }
 
-// TestEngineExecStandby checks that after an exec the session keeps a run ready under debugpy
-// for the next one, that the next exec runs in it (the statement reports the pid of the process
-// it ran in: the standby's debuggee), that the answers are those of a cold run, and that closing
-// the session ends the standby.
+// TestEngineExecStandby checks that after an exec --then-continue (the exec that runs under
+// debugpy) the session keeps a run ready under debugpy for the next one, that the next exec
+// --then-continue runs in it (the statement reports the pid of the process it ran in: the standby's
+// debuggee), that a plain exec neither takes it nor needs it, that the answers are those of a cold
+// run, and that closing the session ends the standby.
 func TestEngineExecStandby(t *testing.T) {
 	s := newSession(t, workdir(t), "python orders.py")
-	const want = "Exec at orders:bulk_rate#3, line 16, visit 1: qty\nOutput: (none)\nValue: 10\n"
-	assert.Equal(t, want, do(t, s, "exec bulk_rate#3 -l 16 qty").Text)
+	const then = "Then continued: the frame returned 0.0; the program ended: exit 0, the same as before.\n" +
+		"Output after the statement (tail):\n  total: 29.0\n"
+	const want = "Exec at orders:bulk_rate#3, line 16, visit 1: qty\nOutput: (none)\nValue: 10\n" + then
+	assert.Equal(t, want, do(t, s, "exec bulk_rate#3 -l 16 --then-continue qty").Text)
 
-	var debuggee int
-	for deadline := time.Now().Add(time.Minute); debuggee == 0; time.Sleep(20 * time.Millisecond) {
-		require.True(t, time.Now().Before(deadline), "no standby run appeared after the exec")
-		if pids := procsWhere(func(pid int) bool { return hasArgs(pid, "--standby", s.Dir, "--connect") }); len(pids) == 1 {
-			debuggee = pids[0]
+	standby := func() int {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+			require.True(t, time.Now().Before(deadline), "no standby run appeared after the exec")
+			if pids := procsWhere(func(pid int) bool { return hasArgs(pid, "--standby", s.Dir, "--connect") }); len(pids) == 1 {
+				return pids[0]
+			}
 		}
 	}
-	assert.Equal(t, fmt.Sprintf("Exec at orders:bulk_rate#3, line 16, visit 1: __import__('os').getpid()\nOutput: (none)\nValue: %d\n", debuggee),
-		do(t, s, "exec bulk_rate#3 -l 16 __import__('os').getpid()").Text, "the exec ran in the standby's debuggee")
-	assert.Equal(t, want, do(t, s, "exec bulk_rate#3 -l 16 qty").Text)
+	debuggee := standby()
+	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: qty\nOutput: (none)\nValue: 10\n",
+		do(t, s, "exec bulk_rate#3 -l 16 qty").Text, "a plain exec runs without debugpy")
+	plain := do(t, s, "exec bulk_rate#3 -l 16 __import__('os').getpid(), 'pydevd' in __import__('sys').modules")
+	v := plain.Result.(*adi.ExecResult).Value
+	require.NotNil(t, v)
+	assert.NotEqual(t, fmt.Sprintf("(%d, False)", debuggee), *v)
+	assert.Regexp(t, `^\(\d+, False\)$`, *v, "a plain exec runs in a process of its own, without pydevd")
+	assert.Equal(t, debuggee, standby(), "a plain exec leaves the standby alone")
+	assert.Equal(t, fmt.Sprintf("Exec at orders:bulk_rate#3, line 16, visit 1: __import__('os').getpid()\nOutput: (none)\nValue: %d\n", debuggee)+then,
+		do(t, s, "exec bulk_rate#3 -l 16 --then-continue __import__('os').getpid()").Text, "the exec ran in the standby's debuggee")
+	assert.Equal(t, want, do(t, s, "exec bulk_rate#3 -l 16 --then-continue qty").Text)
 
 	s.Close()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -260,4 +274,63 @@ func TestEngineExecStandby(t *testing.T) {
 		}
 		require.True(t, time.Now().Before(deadline), "the standby outlived its session: %v", left)
 	}
+}
+
+// TestEngineExecWithoutDebugpy checks the plain exec: the probe runs the statement itself in a run
+// without debugpy (pydevd is not loaded, no debug run is kept ready), in one run when the frame's
+// FLT is not cached (eager FLTs off), with the same answers as before: the value, what the
+// statement prints, its exception, and where the frame never goes, from the FLT that same run
+// recorded (then cached).
+func TestEngineExecWithoutDebugpy(t *testing.T) {
+	s := newSession(t, workdir(t), "python orders.py", func(o *bridge.Options) { o.EagerSteps = -1 })
+	runs := runCount(t, s)
+	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: qty, 'pydevd' in __import__('sys').modules, 'debugpy' in __import__('sys').modules\n"+
+		"Output: (none)\nValue: (10, False, False)\n",
+		do(t, s, "exec bulk_rate#3 -l 16 qty, 'pydevd' in __import__('sys').modules, 'debugpy' in __import__('sys').modules").Text)
+	assert.Equal(t, runs+1, runCount(t, s), "one run: the FLT was not cached")
+	b, err := os.ReadFile(filepath.Join(s.Dir, "runs", fmt.Sprintf("%04d", runs), "result.json"))
+	require.NoError(t, err)
+	var res struct {
+		Stopped string `json:"stopped"`
+		Exit    struct {
+			Kind string `json:"kind"`
+		} `json:"exit"`
+	}
+	require.NoError(t, json.Unmarshal(b, &res))
+	assert.Equal(t, "exec", res.Stopped)
+	assert.Equal(t, "os_exit", res.Exit.Kind)
+
+	// The default line is the frame's last: its FLT first, then the exec.
+	runs = runCount(t, s)
+	assert.Equal(t, "Exec at orders:line_total#3, line 25, visit 1: print('subtotal is', subtotal)\nOutput:\n  subtotal is 20.0\nValue: None\n",
+		do(t, s, "exec line_total#3 print('subtotal is', subtotal)").Text)
+	assert.Equal(t, runs+2, runCount(t, s))
+	runs = runCount(t, s)
+	raised := do(t, s, "exec line_total#3 -l 24 print(subtotal)\nsubtotal / 0")
+	assert.Equal(t, "Exec at orders:line_total#3, line 24, visit 1: print(subtotal) …\nOutput:\n  20.0\nRaised: ZeroDivisionError: float division by zero\n",
+		raised.Text)
+	assert.Equal(t, &adi.Exception{Type: "ZeroDivisionError", Message: "float division by zero", Line: 2},
+		raised.Result.(*adi.ExecResult).Exception, "the exception's line within the statement")
+	assert.Equal(t, runs+1, runCount(t, s), "the FLT is cached: one run")
+
+	// Never reached: the one run recorded the FLT that says where the frame goes, and it is cached.
+	runs = runCount(t, s)
+	assert.Equal(t, "orders:bulk_rate#2 never reaches line 17 (it runs lines 16, 18); pick one of those with -l",
+		doErr(t, s, "exec bulk_rate#2 -l 17 qty").Error())
+	assert.Equal(t, runs+1, runCount(t, s))
+	assert.Contains(t, do(t, s, "flt bulk_rate#2").Text, "Return: 0.0")
+	assert.Equal(t, runs+1, runCount(t, s), "the FLT of the exec's run was cached")
+	assert.Equal(t, "orders:bulk_rate#1 reaches line 16 only 1 time(s); use -k from 1 to 1",
+		doErr(t, s, "exec bulk_rate#1 -l 16 -k 2 qty").Error())
+	assert.Equal(t, runs+2, runCount(t, s))
+
+	// No debug run is kept ready after plain execs.
+	time.Sleep(time.Second)
+	assert.Empty(t, procsWhere(func(pid int) bool { return hasArgs(pid, "--standby", s.Dir) }))
+
+	// --then-continue still runs under debugpy.
+	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: 'pydevd' in __import__('sys').modules\nOutput: (none)\nValue: True\n"+
+		"Then continued: the frame returned 0.0; the program ended: exit 0, the same as before.\n"+
+		"Output after the statement (tail):\n  total: 29.0\n",
+		do(t, s, "exec bulk_rate#3 -l 16 --then-continue 'pydevd' in __import__('sys').modules").Text)
 }

@@ -124,9 +124,10 @@ func adapterOfMark(t *testing.T, mark string) int {
 	return 0
 }
 
-// TestFaultAdapterKilled kills debugpy's adapter while an exec waits for the program to reach the
-// frame: the exec fails with a one-line error that says what happened, no process of the run is
-// left, and the session answers the same exec on the next try.
+// TestFaultAdapterKilled kills debugpy's adapter while an exec --then-continue (the exec that runs
+// under debugpy) waits for the program to reach the frame: the exec fails with a one-line error that
+// says what happened, no process of the run is left, and the session answers the same exec on the
+// next try.
 func TestFaultAdapterKilled(t *testing.T) {
 	dir := t.TempDir()
 	mark := newMark(t)
@@ -141,7 +142,7 @@ func TestFaultAdapterKilled(t *testing.T) {
 	}
 	done := make(chan res, 1)
 	go func() {
-		cmd, err := adi.ParseCommand("exec f#1 -l 9 y")
+		cmd, err := adi.ParseCommand("exec f#1 -l 9 --then-continue y")
 		if err != nil {
 			done <- res{nil, err}
 			return
@@ -155,7 +156,10 @@ func TestFaultAdapterKilled(t *testing.T) {
 	require.Error(t, r.err)
 	assert.Equal(t, "debugpy's adapter ended before the run reached hurt:f#1 line 9 (DAP connection closed: EOF); the run's processes were ended and the session is still usable: try again", r.err.Error())
 	requireNoMarked(t, mark)
-	assert.Equal(t, "Exec at hurt:f#1, line 9, visit 1: y\nOutput: (none)\nValue: 42\n", do(t, s, "exec f#1 -l 9 y").Text)
+	assert.Equal(t, "Exec at hurt:f#1, line 9, visit 1: y\nOutput: (none)\nValue: 42\n"+
+		"Then continued: the frame returned 42; the program ended: exit 0, the same as before.\n"+
+		"Output after the statement (tail):\n  42\n",
+		do(t, s, "exec f#1 -l 9 --then-continue y").Text)
 	s.DropStandby() // the run a session keeps ready for its next exec is not an orphan
 	requireNoMarked(t, mark)
 }
@@ -198,10 +202,10 @@ func TestFaultTargetSpawnsChildren(t *testing.T) {
 	assert.False(t, s.Info().Partial)
 	assert.Contains(t, do(t, s, "flt spawn#1").Text, "\nReturn: 3\n")
 	requireNoMarked(t, mark)
-	// Under debugpy too: exec, then exec and let the program run to its end.
+	// An exec (the probe ends the run right after the statement; the children end with the run),
+	// then one under debugpy that lets the program run to its end.
 	assert.Equal(t, "Exec at spawn:spawn#1, line 13, visit 1: len(kids)\nOutput: (none)\nValue: 3\n",
 		do(t, s, "exec spawn#1 -l 13 len(kids)").Text)
-	s.DropStandby() // the run a session keeps ready for its next exec is not an orphan
 	requireNoMarked(t, mark)
 	assert.Equal(t, "Exec at spawn:spawn#1, line 13, visit 1: len(kids)\nOutput: (none)\nValue: 3\n"+
 		"Then continued: the frame returned 3; the program ended: exit 0, the same as before.\n"+
@@ -343,7 +347,7 @@ func TestFaultBridgeSIGTERM(t *testing.T) {
 	}
 	start("adi.break", map[string]any{"session": "rerun", "func": "f", "cond": "n > 0"})
 	start("session.create", map[string]any{"id": "creating", "command": "python slow.py", "dir": creating})
-	start("adi.execute", map[string]any{"session": "exec", "frame": "f#1", "line": 9, "stmt": "y"})
+	start("adi.execute", map[string]any{"session": "exec", "frame": "f#1", "line": 9, "stmt": "y", "then_continue": true})
 	waitPidFile(t, filepath.Join(rerun, "rerun.pid"))
 	waitPidFile(t, filepath.Join(creating, "slow.pid"))
 	waitPidFile(t, filepath.Join(execDir, "adapter.wait"))

@@ -23,7 +23,8 @@ import (
 const soakClients = 4
 
 // soakCommands are what each cycle of the soak run asks after recording: navigation answered
-// from the recording, FLTs that re-run the program, and one exec under debugpy.
+// from the recording, FLTs that re-run the program, an exec (the probe alone) and one under debugpy
+// (--then-continue).
 var soakCommands = []struct {
 	method string
 	params map[string]any
@@ -36,6 +37,7 @@ var soakCommands = []struct {
 	{"adi.flt", map[string]any{"frame": "step#2"}},
 	{"adi.diff", map[string]any{"a": "step#1", "b": "step#8"}},
 	{"adi.execute", map[string]any{"frame": "step#3", "stmt": "x * 10"}},
+	{"adi.execute", map[string]any{"frame": "step#3", "stmt": "x * 10", "then_continue": true}},
 	{"adi.state", nil},
 }
 

@@ -69,11 +69,14 @@ type Expect struct {
 	ArgsFP string   `json:"args_fp"`
 }
 
-// Stop is a place where execute stops: the Visit-th arrival of invocation Func#Index at Line.
+// Stop is a place where execute stops: the Visit-th arrival of invocation Func#Index at Line. With
+// Exec the probe itself runs that statement there, writes exec.json and ends the run (no debugger);
+// without it, the stop is a debugger's breakpoint condition (adi_probe.hit).
 type Stop struct {
 	ID    int    `json:"id"`
 	Func  string `json:"func"`
 	Index int    `json:"index"`
 	Line  int    `json:"line"`
 	Visit int    `json:"visit"`
+	Exec  string `json:"exec,omitempty"`
 }

@@ -32,6 +32,9 @@ type Result struct {
 	Error           string            `json:"error,omitempty"`
 	// InternalErrors are bugs the probe caught in itself (at most 5); the recording may miss what they hit.
 	InternalErrors []string `json:"internal_errors,omitempty"`
+	// Stopped is "exec" when the run ended at a stop with an Exec statement, right after running
+	// it (exec.json holds its result); empty when the target ran to its end.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Exit says how the target ended.

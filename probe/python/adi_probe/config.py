@@ -60,17 +60,19 @@ class Expect:
 
 
 class Stop:
-    """A `stops` entry, used by ``adi_probe.hit``."""
+    """A `stops` entry: used by ``adi_probe.hit`` (a debugger's breakpoint condition), or, when
+    it has an ``exec`` statement, by the probe itself (``execute.arm``: run it there and end)."""
 
-    __slots__ = ("id", "func", "index", "line", "visit", "arrivals")
+    __slots__ = ("id", "func", "index", "line", "visit", "arrivals", "exec")
 
-    def __init__(self, id_, func, index, line, visit):
+    def __init__(self, id_, func, index, line, visit, exec_=None):
         self.id = id_
         self.func = func
         self.index = index
         self.line = line
         self.visit = visit
         self.arrivals = 0
+        self.exec = exec_
 
 
 class Config:
@@ -213,7 +215,8 @@ def _stop(i, s):
         raise ConfigError("%s must be an object" % where)
     p = where + "."
     return Stop(_int(s, "id", i, prefix=p), _func(s, where), _int(s, "index", None, minimum=1, prefix=p),
-                _int(s, "line", None, minimum=1, prefix=p), _int(s, "visit", 1, minimum=1, prefix=p))
+                _int(s, "line", None, minimum=1, prefix=p), _int(s, "visit", 1, minimum=1, prefix=p),
+                _str(s, "exec", prefix=p))
 
 
 def _str(d, key, default=None, required=False, prefix=""):

@@ -21,9 +21,12 @@ _stopped = None      # (stop id, frame) of the last stop that hit
 
 
 def set_run(run):
-    """Make `run` the run the debugger functions look at."""
+    """Make `run` the run the debugger functions look at (and arm its in-process exec stops)."""
     global _run
     _run = run
+    if run is not None and any(s.exec is not None for s in run.cfg.stops.values()):
+        from . import execute  # (execute imports this module)
+        execute.arm(run)
 
 
 def current_run():

@@ -1,5 +1,12 @@
-"""``run(stmt)``: the bridge's ``execute`` command, evaluated through debugpy in the frame a
-stop (``adi_probe.hit``) paused.
+"""The ``execute`` command: run a statement inside a frame of a re-run, two ways, one evaluator.
+
+- ``run(stmt)``: evaluated through debugpy in the frame a stop (``adi_probe.hit``) paused; the
+  bridge uses it for ``exec --then-continue``, where the program then goes on.
+- ``arm(run)``: a `stops` entry with an ``exec`` statement is handled by the probe alone (no
+  debugger): when the stepper of invocation ``func#index`` starts its ``visit``-th step at
+  ``line`` (the count ``hit`` uses), the statement runs right there, exec.json is written, the
+  result is marked ``"stopped": "exec"`` and the process ends at once (``os._exit(0)``, which
+  writes result.json first): exec is read-only, so the rest of the program need not run.
 
 The statement runs in that frame, with its globals and its locals: an assignment changes the
 frame (so ``exec --then-continue`` can test a fix hypothesis in this re-run; the recorded
@@ -9,16 +16,19 @@ session is not affected). Locals are written back through ``PyFrame_LocalsToFast
 result goes to ``exec.json`` in the run's output directory: ``{"output": str, "value": str or
 null, "exception": {"type", "message", "line"} or null}`` (``line`` counts within the
 statement). Calls the statement makes are not recorded: it runs inside the debugger's trace
-function, where the interpreter reports no events.
+function, or the probe's own event handler, where the interpreter reports no events.
 """
 
 import io
 import os
 import sys
+import threading
 import traceback
 
 from . import debugger
+from . import stepper as stepper_mod
 from .output import write_json
+from .recorder import E_FRAME, E_INFO, E_N, E_STEP
 from .stepper import exc_message, exc_type_name
 
 RESULT_FILE = "exec.json"
@@ -33,6 +43,64 @@ def run(stmt):
     result = _execute(stmt, frame, active.values)
     write_json(os.path.join(active.cfg.out, RESULT_FILE), result)
     return "ok"
+
+
+def arm(run):
+    """Make the run's steppers stop at its `stops` entries that carry an ``exec`` statement."""
+    by_line = {}
+    for stop in run.cfg.stops.values():
+        if stop.exec is not None:
+            by_line.setdefault(stop.line, []).append(stop)
+    if not by_line:
+        return
+    once = threading.Lock()
+
+    def at_step(st, key):
+        """A step starts at statement `key` (called by the stepper); never raises."""
+        stops = by_line.get(key)
+        if stops is None:
+            return
+        try:
+            count = st.visits.get(key, 0)
+            for stop in stops:
+                if stop.visit != count:
+                    continue
+                e = _entry_of(run.rec, st)
+                if e is not None and e[E_INFO].func == stop.func and e[E_N] == stop.index:
+                    once.acquire()  # another thread stopping too waits here for the end
+                    _stop_here(run, stop, e[E_FRAME])
+        except Exception as exc:
+            run.rec.internal_error("running the exec statement", exc)
+
+    stepper_mod.stop_hook = at_step
+
+
+def _entry_of(rec, st):
+    """The recorder's stack entry (this thread's, or a suspended generator's) stepped by `st`."""
+    ts = rec.threads.get(threading.get_ident())
+    if ts is not None:
+        for e in reversed(ts.stack):
+            if e[E_STEP] is st:
+                return e
+    for e in list(rec.live_gens.values()):
+        if e[E_STEP] is st:
+            return e
+    return None
+
+
+def _stop_here(run, stop, frame):
+    """Run the stop's statement in `frame`, write exec.json and end the process."""
+    try:
+        result = _execute(stop.exec, frame, run.values)
+        write_json(os.path.join(run.cfg.out, RESULT_FILE), result)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()  # what the target printed so far stays in the run's output
+            except Exception:
+                pass
+    finally:
+        run.stopped = "exec"
+        os._exit(0)  # the probe's os._exit: stops recording and writes result.json first
 
 
 def _execute(stmt, frame, values):

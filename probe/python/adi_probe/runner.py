@@ -54,6 +54,7 @@ class Run:
         self.error = None
         self.started = None
         self.finished = False
+        self.stopped = None  # "exec": ended at an exec stop (execute.arm)
         self._lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -136,6 +137,8 @@ class Run:
         }
         if self.error is not None:
             result["error"] = self.error
+        if self.stopped is not None:
+            result["stopped"] = self.stopped
         if rec.internal_errors:
             result["internal_errors"] = rec.internal_errors
         self.out.write_result(result)

@@ -39,6 +39,10 @@ _FLUSH_EVERY = 4095  # steps between flushes of the FLT batch (a mask)
 _VALUE_TYPES = frozenset((tuple, frozenset))  # immutable: rebinding to equal content is no change
 _QUIET = (StopIteration, StopAsyncIteration)
 
+# Called as stop_hook(stepper, key) each time a step starts (after ``visits`` counted it), when
+# a `stops` entry has a statement to run in the probe itself (execute.arm sets it); else None.
+stop_hook = None
+
 
 def exc_type_name(t):
     """An exception type as a traceback shows it (module-qualified unless builtin/__main__)."""
@@ -197,6 +201,8 @@ class Stepper:
         self.key = key
         self.visits[key] = self.visits.get(key, 0) + 1
         self._event("resume", True)
+        if stop_hook is not None:
+            stop_hook(self, key)
 
     def finish(self, frame, kind):
         """The frame exits (kind "return" or "exception"), or the run ended ("unfinished")."""
@@ -272,6 +278,8 @@ class Stepper:
         prev = self.key
         self.key = key
         self.visits[key] = self.visits.get(key, 0) + 1
+        if stop_hook is not None:
+            stop_hook(self, key)
         chain = self.facts.loops.get(key, EMPTY)
         if not chain:
             self.loop = EMPTY
