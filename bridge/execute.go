@@ -121,22 +121,21 @@ func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string)
 	}
 	res := run.Rec.Result
 	if res != nil && res.Stopped == "exec" {
-		return readExecResult(run.Dir)
-	}
-	if res != nil && res.Divergence != nil {
-		dv := res.Divergence
-		return nil, adi.BadInputf("the program did not replay the same way (%s: expected %s, got %s); cannot stop in %s", dv.FID, dv.Expected, dv.Actual, f.FID)
+		out, err := readExecResult(run.Dir)
+		s.keep(run, nil) // exec changes nothing: its run leaves nothing on disk
+		return out, err
 	}
 	if run.TimedOut {
+		s.keep(run, nil)
 		return nil, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID, line, s.prog.Timeout)
 	}
-	if err := s.adopt(run); err != nil {
-		return nil, err
+	rp := s.adopt(run) // the frame's FLT, recorded on the way, answers where the stop is
+	flt, ok := s.flts[j]
+	if !ok {
+		return nil, adi.BadInputf("cannot stop in %s: %s; the program does not run the same way twice", f.FID, rp.why(s, run, j))
 	}
-	if flt, ok := s.flts[j]; ok {
-		if _, _, err := execPoint(s.trace, flt, line, visit); err != nil {
-			return nil, err
-		}
+	if _, _, err := execPoint(s.trace, flt, line, visit); err != nil {
+		return nil, err
 	}
 	return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d (%s)", f.FID, line, visit, runSummary(run))
 }
@@ -192,6 +191,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 			return nil, err
 		}
 	}
+	defer s.keep(d.run, nil) // after d.close: exec changes nothing, so its run leaves nothing on disk
 	defer d.close()
 	stopped, ok, err := d.waitStop(ctx)
 	if err != nil {

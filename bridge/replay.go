@@ -32,7 +32,13 @@ type replay struct {
 func (s *Session) replayOf(run *Run) *replay {
 	rp := &replay{flts: map[int]*adi.FLT{}, refused: map[int]string{}}
 	rt := run.Rec.Trace
-	if k := s.replayedUpTo(rt); k < s.trace.Len() || k < rt.Len() {
+	k := s.replayedUpTo(rt)
+	switch {
+	case k < s.trace.Len() && k < rt.Len():
+		rp.differ = s.firstDifference(rt, k)
+	case k < rt.Len() && !cut(s.trace): // more calls than a recording that went to the end
+		rp.differ = s.firstDifference(rt, k)
+	case k < s.trace.Len() && !cut(rt): // fewer calls, in a re-run that went to the end
 		rp.differ = s.firstDifference(rt, k)
 	}
 	for r, flt := range run.Rec.FLTs {
@@ -56,6 +62,10 @@ func (s *Session) replayOf(run *Run) *replay {
 	}
 	return rp
 }
+
+// cut reports whether a trace ends before its run did (a partial recording, a recording limit, or
+// an editor's run still going): calls past its end are not differences.
+func cut(t *adi.Trace) bool { return t.Partial || t.Limit != "" }
 
 // why explains why the re-run has no FLT for frame j of T.
 func (rp *replay) why(s *Session, run *Run, j int) string {

@@ -190,6 +190,13 @@ func (s *Session) record(ctx context.Context, purpose string, req RunRequest) (*
 	return run, nil
 }
 
+// Runs returns how many runs the session has started (its first included).
+func (s *Session) Runs() int {
+	s.rn.mu.Lock()
+	defer s.rn.mu.Unlock()
+	return s.rn.next
+}
+
 // Trace returns T (read-only).
 func (s *Session) Trace() *adi.Trace {
 	s.snap.RLock()

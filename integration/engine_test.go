@@ -68,11 +68,11 @@ func doErr(t *testing.T, s *bridge.Session, line string) error {
 	return err
 }
 
+// runCount is how many runs the session has started (a re-run that added nothing leaves no
+// directory, so the directories do not count them).
 func runCount(t *testing.T, s *bridge.Session) int {
 	t.Helper()
-	ents, err := os.ReadDir(filepath.Join(s.Dir, "runs"))
-	require.NoError(t, err)
-	return len(ents)
+	return s.Runs()
 }
 
 // TestEngineDemoInvestigation follows the paper's loop on the demo bug with real runs: call-tree,
@@ -288,17 +288,8 @@ func TestEngineExecWithoutDebugpy(t *testing.T) {
 		"Output: (none)\nValue: (10, False, False)\n",
 		do(t, s, "exec bulk_rate#3 -l 16 qty, 'pydevd' in __import__('sys').modules, 'debugpy' in __import__('sys').modules").Text)
 	assert.Equal(t, runs+1, runCount(t, s), "one run: the FLT was not cached")
-	b, err := os.ReadFile(filepath.Join(s.Dir, "runs", fmt.Sprintf("%04d", runs), "result.json"))
-	require.NoError(t, err)
-	var res struct {
-		Stopped string `json:"stopped"`
-		Exit    struct {
-			Kind string `json:"kind"`
-		} `json:"exit"`
-	}
-	require.NoError(t, json.Unmarshal(b, &res))
-	assert.Equal(t, "exec", res.Stopped)
-	assert.Equal(t, "os_exit", res.Exit.Kind)
+	_, err := os.Stat(filepath.Join(s.Dir, "runs", fmt.Sprintf("%04d", runs)))
+	assert.True(t, os.IsNotExist(err), "an exec's run leaves nothing on disk: %v", err)
 
 	// The default line is the frame's last: its FLT first, then the exec.
 	runs = runCount(t, s)

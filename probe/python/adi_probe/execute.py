@@ -117,7 +117,7 @@ def _execute(stmt, frame, values):
             code = compile(stmt, "<adi exec>", "exec")
             exec(code, frame.f_globals, scope)
         else:
-            value = values.render(eval(code, frame.f_globals, scope))
+            value = values.render_repr(eval(code, frame.f_globals, scope))
     except BaseException as exc:  # the statement's own error (also SystemExit): report it
         exception = {"type": exc_type_name(type(exc)), "message": exc_message(exc, values.limit),
                      "line": _line_in_statement(exc)}
