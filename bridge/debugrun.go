@@ -16,6 +16,7 @@ import (
 // the session's events (output into captures, stops into a channel, exit into the run).
 type debugRun struct {
 	run    *Run
+	limit  time.Duration // the Program's Timeout: what a timed-out run was stopped at
 	ad     *dap.Adapter
 	stdout *capture
 	stderr *capture
@@ -64,7 +65,7 @@ func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []strin
 		return nil, err
 	}
 	d := &debugRun{
-		run: &Run{Debug: true}, ad: ad, start: time.Now(),
+		run: &Run{Debug: true}, limit: p.Timeout, ad: ad, start: time.Now(),
 		stdout: &capture{category: "stdout", sink: output},
 		stderr: &capture{category: "stderr", sink: output},
 		stops:  make(chan godap.StoppedEventBody, 16),
@@ -187,14 +188,16 @@ func (d *debugRun) lostAdapter() bool {
 	}
 }
 
-// finish waits for the debuggee to end (or ctx) and reads what the probe wrote.
+// finish waits for the debuggee to end (or ctx) and reads what the probe wrote. When ctx ends
+// first (the run's time is up), the debuggee is asked to stop before it is killed.
 func (d *debugRun) finish(ctx context.Context) (*Run, error) {
 	select {
 	case <-d.ended:
 	case <-d.target.gone:
 		d.target.grace(d.ended)
 	case <-ctx.Done():
-		d.run.TimedOut = true
+		d.run.TimedOut, d.run.TimeLimit = true, d.limit
+		d.target.askStop(d.ended)
 	}
 	return d.collect()
 }
@@ -219,6 +222,7 @@ func (d *debugRun) collect() (*Run, error) {
 		r.ExitCode = rec.Result.Exit.Code
 	}
 	r.Rec = rec
+	markTimedOut(r)
 	return r, nil
 }
 
