@@ -38,8 +38,9 @@ func (w *targetWatch) watch(pid int) {
 }
 
 // askStop asks the debuggee to stop (SIGTERM, which the probe handles by writing what it
-// recorded and exiting) and waits up to stopGrace for it to exit, then up to exitGrace for
-// ended (debugpy's word). It does nothing when the debuggee's pid is not known.
+// recorded and exiting) and waits up to stopGrace for its process to exit (debugpy may say it
+// ended before the probe is done), then up to exitGrace for ended (debugpy's word). It does
+// nothing when the debuggee's pid is not known.
 func (w *targetWatch) askStop(ended <-chan struct{}) {
 	pid := int(w.pid.Load())
 	if pid <= 0 || syscall.Kill(pid, syscall.SIGTERM) != nil {
@@ -50,7 +51,6 @@ func (w *targetWatch) askStop(ended <-chan struct{}) {
 	select {
 	case <-w.gone:
 		w.grace(ended)
-	case <-ended:
 	case <-grace.C:
 	}
 }

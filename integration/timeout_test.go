@@ -1,10 +1,16 @@
 package integration
 
 import (
+	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // sleeperProgram makes three calls, then sleeps past any time limit a test gives it.
@@ -64,4 +70,35 @@ func TestTimeoutKeepsTheRecording(t *testing.T) {
 	assert.Equal(t, daemon, r.daemon().PID)
 
 	requireNoMarked(t, mark, daemon)
+}
+
+// TestTimeoutStopsTheDebuggee runs an exec --then-continue whose debuggee (under debugpy) then
+// sleeps past the time limit: the debuggee is asked to stop too, so its run writes result.json
+// with the stop and the calls it made, and no process of the run is left.
+func TestTimeoutStopsTheDebuggee(t *testing.T) {
+	dir := t.TempDir()
+	writeProgram(t, dir, "t.py", sleeperProgram)
+	mark := newMark(t)
+	s := newSession(t, dir, "python t.py", func(o *bridge.Options) {
+		o.Timeout = 3 * time.Second
+		o.Env = []string{markVar + "=" + mark}
+	})
+	ans := do(t, s, "exec f#2 --then-continue y = 1")
+	assert.Contains(t, ans.Text, "Then continued: the frame returned 2;")
+	runs, err := filepath.Glob(filepath.Join(s.Dir, "runs", "*", "result.json"))
+	require.NoError(t, err)
+	require.Len(t, runs, 2, "the recording and the exec run")
+	rec, err := probe.Read(filepath.Dir(runs[1]))
+	require.NoError(t, err)
+	require.NotNil(t, rec.Result)
+	assert.Equal(t, probe.StoppedTimeout, rec.Result.Stopped)
+	assert.Equal(t, "stopped", rec.Result.Exit.Kind)
+	assert.False(t, rec.Trace.Partial)
+	var fids []string
+	for _, f := range rec.Trace.Frames {
+		fids = append(fids, f.FID.String())
+	}
+	assert.Equal(t, []string{"t:<module>#1", "t:f#1", "t:f#2"}, fids)
+	s.Close() // and the run it keeps ready for the next exec
+	requireNoMarked(t, mark)
 }
