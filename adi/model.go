@@ -99,6 +99,9 @@ type Trace struct {
 	// Partial is set when the run ended before the probe could finish its record (killed, timed
 	// out): frames still active then are Unfinished and the tail of the run may be missing.
 	Partial bool `json:"partial,omitempty"`
+	// TimeLimitMS is set when the run was stopped at its wall-clock time limit: that limit, in
+	// milliseconds. T ends where the run was stopped; frames active then are Unfinished.
+	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
 
 	byFunc map[string][]int
 }

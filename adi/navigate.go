@@ -91,7 +91,7 @@ func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
 		}
 		r.Message = fmt.Sprintf("%s: no %s hit of %s (%d hit(s) in all); still at %s.",
 			cmd, where, strings.Join(names, ", "), len(all), r.From)
-		if c := s.Trace.Coverage(); dir > 0 && (c.Partial || c.Unrecorded > 0 || c.Limit != "") {
+		if c := s.Trace.Coverage(); dir > 0 && c.Incomplete() {
 			r.Message += " The recording is incomplete: later calls may be missing."
 		}
 		return r

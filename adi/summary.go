@@ -63,16 +63,45 @@ type Coverage struct {
 	Unrecorded int `json:"unrecorded,omitempty"`
 	// Limit names the recording limit that was reached, if any.
 	Limit string `json:"limit,omitempty"`
+	// TimeLimitMS is set when the run was stopped at its wall-clock time limit (that limit, in
+	// milliseconds); Calls then says how many calls the recording holds.
+	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
+	Calls       int   `json:"calls,omitempty"`
 }
 
 // Coverage returns how complete T is.
 func (t *Trace) Coverage() Coverage {
-	return Coverage{Partial: t.Partial, Unrecorded: t.Unrecorded, Limit: t.Limit}
+	c := Coverage{Partial: t.Partial, Unrecorded: t.Unrecorded, Limit: t.Limit, TimeLimitMS: t.TimeLimitMS}
+	if c.TimeLimitMS > 0 {
+		c.Calls = t.Len()
+	}
+	return c
+}
+
+// Incomplete reports whether calls of the run may be missing from the recording.
+func (c Coverage) Incomplete() bool {
+	return c.Partial || c.Unrecorded > 0 || c.Limit != "" || c.TimeLimitMS > 0
+}
+
+// TimeLimitNote says that a run was stopped at its time limit of limitMS milliseconds after
+// recording calls calls, and how to raise the limit.
+func TimeLimitNote(limitMS int64, calls int) string {
+	plural := "s"
+	if calls == 1 {
+		plural = ""
+	}
+	secs := strconv.FormatFloat(float64(limitMS)/1000, 'f', -1, 64)
+	return fmt.Sprintf("the run was stopped after its %s s time limit; the recording ends there (%d call%s). "+
+		"To record further, raise the limit: --timeout SECONDS (timeout_seconds over MCP, timeout_ms in session.create).",
+		secs, calls, plural)
 }
 
 // notes are the header lines that tell an agent what the recording lacks.
 func (c Coverage) notes() []string {
 	var out []string
+	if c.TimeLimitMS > 0 {
+		out = append(out, "Note: "+TimeLimitNote(c.TimeLimitMS, c.Calls))
+	}
 	if c.Partial {
 		out = append(out, "Note: the recording is partial: the run ended before the probe finished, so calls near its end may be missing or unfinished.")
 	}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -15,11 +16,14 @@ import (
 // debugRun is a probe run under debugpy: the adapter, the launch, and a goroutine that consumes
 // the session's events (output into captures, stops into a channel, exit into the run).
 type debugRun struct {
-	run    *Run
-	ad     *dap.Adapter
-	stdout *capture
-	stderr *capture
-	start  time.Time
+	run   *Run
+	limit time.Duration // the Program's Timeout: what a timed-out run was stopped at
+	ad    *dap.Adapter
+	// cancelAd ends the context the adapter was started with (close calls it).
+	cancelAd context.CancelFunc
+	stdout   *capture
+	stderr   *capture
+	start    time.Time
 
 	stops  chan godap.StoppedEventBody
 	ended  chan struct{} // closed when the debuggee has exited or the session ended
@@ -59,12 +63,14 @@ func (rn *runner) needDebugpy() error {
 // configure runs between launch and configurationDone. The run's directory is the caller's to set.
 func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []string, output func(string, []byte), configure func(context.Context, *dap.Client) error) (*debugRun, error) {
 	p := rn.prog
-	ad, err := dap.StartAdapter(ctx, dap.AdapterOptions{Python: p.Debugpy, Env: p.Env, Dir: p.Dir, Log: rn.log})
+	adCtx, cancelAd := adapterContext(ctx)
+	ad, err := dap.StartAdapter(adCtx, dap.AdapterOptions{Python: p.Debugpy, Env: p.Env, Dir: p.Dir, Log: rn.log})
 	if err != nil {
+		cancelAd()
 		return nil, err
 	}
 	d := &debugRun{
-		run: &Run{Debug: true}, ad: ad, start: time.Now(),
+		run: &Run{Debug: true}, limit: p.Timeout, ad: ad, cancelAd: cancelAd, start: time.Now(),
 		stdout: &capture{category: "stdout", sink: output},
 		stderr: &capture{category: "stderr", sink: output},
 		stops:  make(chan godap.StoppedEventBody, 16),
@@ -187,14 +193,16 @@ func (d *debugRun) lostAdapter() bool {
 	}
 }
 
-// finish waits for the debuggee to end (or ctx) and reads what the probe wrote.
+// finish waits for the debuggee to end (or ctx) and reads what the probe wrote. When ctx ends
+// first (the run's time is up), the debuggee is asked to stop before it is killed.
 func (d *debugRun) finish(ctx context.Context) (*Run, error) {
 	select {
 	case <-d.ended:
 	case <-d.target.gone:
 		d.target.grace(d.ended)
 	case <-ctx.Done():
-		d.run.TimedOut = true
+		d.run.TimedOut, d.run.TimeLimit = true, d.limit
+		d.target.askStop(d.ended)
 	}
 	return d.collect()
 }
@@ -219,6 +227,7 @@ func (d *debugRun) collect() (*Run, error) {
 		r.ExitCode = rec.Result.Exit.Code
 	}
 	r.Rec = rec
+	markTimedOut(r)
 	return r, nil
 }
 
@@ -226,4 +235,30 @@ func (d *debugRun) collect() (*Run, error) {
 func (d *debugRun) close() {
 	d.target.stop()
 	d.ad.Close()
+	d.cancelAd()
+}
+
+// adapterContext returns the context to start a run's adapter with: it ends with ctx, except
+// that when ctx's deadline passes (the run's time is up) it ends only stopGrace+exitGrace later
+// (or when cancel is called), so that finish can ask the debuggee to stop before the adapter's
+// end kills every process of the run.
+func adapterContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	adCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-adCtx.Done():
+			return
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			grace := time.NewTimer(stopGrace + exitGrace)
+			defer grace.Stop()
+			select {
+			case <-grace.C:
+			case <-adCtx.Done():
+			}
+		}
+		cancel()
+	}()
+	return adCtx, cancel
 }

@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/adi-bridge/adi/dap"
@@ -16,6 +18,7 @@ const exitGrace = time.Second
 // close, and children the target left behind can hold them open until the run's timeout; the
 // run then ends as soon as the target has. Its one goroutine ends with the run (stop).
 type targetWatch struct {
+	pid       atomic.Int64 // the debuggee's, once known
 	gone      chan struct{}
 	quit      chan struct{}
 	startOnce sync.Once
@@ -28,7 +31,28 @@ func newTargetWatch() targetWatch {
 
 // watch starts polling pid (only the first call counts).
 func (w *targetWatch) watch(pid int) {
-	w.startOnce.Do(func() { go w.poll(pid) })
+	w.startOnce.Do(func() {
+		w.pid.Store(int64(pid))
+		go w.poll(pid)
+	})
+}
+
+// askStop asks the debuggee to stop (SIGTERM, which the probe handles by writing what it
+// recorded and exiting) and waits up to stopGrace for its process to exit (debugpy may say it
+// ended before the probe is done), then up to exitGrace for ended (debugpy's word). It does
+// nothing when the debuggee's pid is not known.
+func (w *targetWatch) askStop(ended <-chan struct{}) {
+	pid := int(w.pid.Load())
+	if pid <= 0 || syscall.Kill(pid, syscall.SIGTERM) != nil {
+		return
+	}
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	select {
+	case <-w.gone:
+		w.grace(ended)
+	case <-grace.C:
+	}
 }
 
 func (w *targetWatch) poll(pid int) {

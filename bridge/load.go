@@ -121,7 +121,9 @@ func loadRun(dir string) (*Run, error) {
 	var m runMeta
 	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil && json.Unmarshal(b, &m) == nil {
 		r.ExitCode, r.TimedOut, r.Debug = m.ExitCode, m.TimedOut, m.Debug
+		r.TimeLimit = time.Duration(m.TimeLimitMS) * time.Millisecond
 		r.Elapsed = time.Duration(m.ElapsedMS) * time.Millisecond
+		markTimedOut(r)
 	} else if rec.Result != nil {
 		r.ExitCode = rec.Result.Exit.Code
 	}

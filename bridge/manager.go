@@ -239,11 +239,13 @@ func diskInfo(dir string) (Info, bool) {
 		info.ExitCode = rm.ExitCode
 	}
 	var res struct {
-		Calls    int  `json:"calls"`
-		Complete bool `json:"complete"`
+		Calls    int    `json:"calls"`
+		Complete bool   `json:"complete"`
+		Stopped  string `json:"stopped"`
 	}
 	if readJSON(filepath.Join(dir, "runs", "0000", "result.json"), &res) == nil {
-		info.Frames, info.Partial = res.Calls, !res.Complete
+		// a run the probe stopped (its time was up) wrote all it recorded: cut, not partial
+		info.Frames, info.Partial = res.Calls, !res.Complete && res.Stopped == ""
 	} else {
 		info.Partial = true
 	}

@@ -35,7 +35,8 @@ type Program struct {
 	Limits  probe.Limits
 	// ReprLimit bounds rendered values (characters); 0 means the probe's default.
 	ReprLimit int
-	// Timeout bounds the wall-clock time of one run.
+	// Timeout bounds the wall-clock time of one run: then the probe is asked to stop (it writes
+	// what it recorded), and the run is killed stopGrace later if it has not ended.
 	Timeout time.Duration
 	// Seed makes random's unseeded generators draw the same numbers in every run (RandomSeed).
 	Seed bool
@@ -52,7 +53,9 @@ type Run struct {
 	Stderr   []byte
 	ExitCode int
 	TimedOut bool
-	Elapsed  time.Duration
+	// TimeLimit is the wall-clock limit the run was stopped at, when TimedOut.
+	TimeLimit time.Duration
+	Elapsed   time.Duration
 }
 
 // Failed reports whether the target did not exit with status 0.
@@ -74,6 +77,10 @@ type RunRequest struct {
 
 // maxOutput bounds the target output kept per stream; the rest is counted and dropped.
 const maxOutput = 4 << 20
+
+// stopGrace is how long a run asked to stop at its time limit (SIGTERM, which the probe handles by
+// writing what it recorded and exiting) may take to exit before it is killed.
+const stopGrace = 2 * time.Second
 
 // runner starts probe runs of one Program into numbered directories under dir.
 type runner struct {
@@ -180,9 +187,12 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	select {
 	case waitErr = <-done:
 	case <-timeout.C:
-		run.TimedOut = true
-		dap.KillRun(cmd.Process.Pid, tag)
-		waitErr = <-done
+		run.TimedOut, run.TimeLimit = true, p.Timeout
+		var cancelled bool
+		waitErr, cancelled = stopRun(ctx, cmd.Process.Pid, tag, done)
+		if cancelled {
+			return nil, fmt.Errorf("run cancelled: %w", ctx.Err())
+		}
 	case <-ctx.Done():
 		dap.KillRun(cmd.Process.Pid, tag)
 		<-done
@@ -199,9 +209,38 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 		return nil, err
 	}
 	run.Rec = rec
+	markTimedOut(run)
 	rn.log.Debug("run finished", "dir", dir, "exit", run.ExitCode, "elapsed", run.Elapsed, "frames", rec.Trace.Len())
 	warnInternal(rn.log, dir, rec)
 	return run, nil
+}
+
+// stopRun ends a run whose time is up: it asks the probe to stop (SIGTERM to the run's process,
+// not its group: the probe writes what it recorded and exits, and the processes the target started
+// end with it), and kills the whole run if it has not exited stopGrace later, or at once when ctx
+// ends (cancelled is then true). done delivers cmd.Wait's error once the run's processes ended.
+func stopRun(ctx context.Context, pid int, tag string, done <-chan error) (waitErr error, cancelled bool) {
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		return err, false
+	case <-grace.C:
+	case <-ctx.Done():
+		cancelled = true
+	}
+	dap.KillRun(pid, tag)
+	return <-done, cancelled
+}
+
+// markTimedOut tells a timed-out run's T that the run was stopped at its time limit
+// (r.TimeLimit, kept in run.json for a session loaded from disk), which answers then note.
+func markTimedOut(r *Run) {
+	if !r.TimedOut || r.TimeLimit <= 0 || r.Rec == nil || r.Rec.Trace == nil {
+		return
+	}
+	r.Rec.Trace.TimeLimitMS = max(r.TimeLimit.Milliseconds(), 1)
 }
 
 // warnInternal logs the bugs the probe caught in itself during a run (result.json's
@@ -228,10 +267,11 @@ func exitCode(ps *os.ProcessState, err error) int {
 
 // runMeta is run.json: how a run ended, kept next to what the probe wrote.
 type runMeta struct {
-	ExitCode  int   `json:"exit_code"`
-	TimedOut  bool  `json:"timed_out"`
-	ElapsedMS int64 `json:"elapsed_ms"`
-	Debug     bool  `json:"debug"`
+	ExitCode    int   `json:"exit_code"`
+	TimedOut    bool  `json:"timed_out"`
+	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
+	ElapsedMS   int64 `json:"elapsed_ms"`
+	Debug       bool  `json:"debug"`
 }
 
 // saveOutput keeps the target's output and how the run ended in the run directory.
@@ -246,7 +286,8 @@ func saveOutput(r *Run) error {
 		}
 	}
 	return writeJSON(filepath.Join(r.Dir, "run.json"), runMeta{
-		ExitCode: r.ExitCode, TimedOut: r.TimedOut, ElapsedMS: r.Elapsed.Milliseconds(), Debug: r.Debug,
+		ExitCode: r.ExitCode, TimedOut: r.TimedOut, TimeLimitMS: r.TimeLimit.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
+		Debug: r.Debug,
 	})
 }
 

@@ -180,9 +180,13 @@ func TestEngineTargetsThatFail(t *testing.T) {
 
 	forever := newSession(t, dir, "python forever.py", func(o *bridge.Options) { o.Timeout = 3 * time.Second })
 	assert.True(t, forever.Base().TimedOut)
-	assert.True(t, forever.Trace().Partial)
+	// asked to stop at its limit, the probe wrote what it recorded: cut there, not partial
+	assert.False(t, forever.Trace().Partial)
+	assert.Equal(t, int64(3000), forever.Trace().TimeLimitMS)
+	assert.Equal(t, "stopped", forever.Base().Rec.Result.Exit.Kind)
 	st := do(t, forever, "state").Text
-	assert.Contains(t, st, "partial")
+	assert.Contains(t, st, "Note: the run was stopped after its 3 s time limit; the recording ends there (3 calls).")
+	assert.Contains(t, do(t, forever, "call-tree").Text, "forever:<module>#1() → (unfinished)\n  forever:main#1() → (unfinished)\n    forever:spin#1(n=0) → (unfinished)\n")
 	assert.Equal(t, "spinning\n", string(forever.Base().Stdout))
 
 	noInput := newSession(t, dir, "python reads_stdin.py")

@@ -32,14 +32,19 @@ type Result struct {
 	Error           string            `json:"error,omitempty"`
 	// InternalErrors are bugs the probe caught in itself (at most 5); the recording may miss what they hit.
 	InternalErrors []string `json:"internal_errors,omitempty"`
-	// Stopped is "exec" when the run ended at a stop with an Exec statement, right after running
-	// it (exec.json holds its result); empty when the target ran to its end.
+	// Stopped says why the probe ended the run before the target ended, when it did: "exec" (the
+	// run ended at a stop with an Exec statement, right after running it; exec.json holds its
+	// result) or StoppedTimeout (the bridge asked it to stop at the run's time limit; what ran
+	// until then is recorded). Empty when the target ran to its end.
 	Stopped string `json:"stopped,omitempty"`
 }
 
+// StoppedTimeout is Result.Stopped for a run stopped at its wall-clock time limit.
+const StoppedTimeout = "timeout"
+
 // Exit says how the target ended.
 type Exit struct {
-	Kind      string         `json:"kind"` // "exit", "exception", "os_exit"
+	Kind      string         `json:"kind"` // "exit", "exception", "os_exit", "stopped"
 	Code      int            `json:"code"`
 	Exception *ExitException `json:"exception"`
 }
@@ -131,7 +136,8 @@ func Read(dir string) (*Recording, error) {
 		return nil, err
 	}
 	t := d.trace
-	t.Partial = res == nil || !res.Complete || cut || gap
+	// a run the probe stopped wrote all it recorded: it is cut, not partial (the bridge notes why)
+	t.Partial = res == nil || (!res.Complete && res.Stopped == "") || cut || gap
 	if res != nil {
 		t.Unrecorded = res.UnrecordedCalls
 		t.Limit = res.Limit

@@ -41,6 +41,9 @@ type RunInfo struct {
 	Partial   bool   `json:"partial"`
 	// Tests counts the tests by how they ended, for a test target (pytest, unittest).
 	Tests *adi.TestCounts `json:"tests,omitempty"`
+	// TimeLimitMS is set when the run was stopped at its time limit (that limit): the recording
+	// ends there.
+	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
 }
 
 func runInfo(s *bridge.Session) RunInfo {
@@ -48,7 +51,7 @@ func runInfo(s *bridge.Session) RunInfo {
 	ri := RunInfo{ExitCode: r.ExitCode, TimedOut: r.TimedOut, Stdout: tail(r.Stdout), Stderr: tail(r.Stderr),
 		ElapsedMS: r.Elapsed.Milliseconds()}
 	if t := s.Trace(); t != nil {
-		ri.Frames, ri.Partial = t.Len(), t.Partial
+		ri.Frames, ri.Partial, ri.TimeLimitMS = t.Len(), t.Partial, t.TimeLimitMS
 	}
 	ri.Tests = s.TestCounts()
 	return ri
@@ -96,7 +99,7 @@ func sessionCreate(c *call) (any, error) {
 			return nil, newError(CodeBadInput, "session %s already exists; pass reuse: true to use it, close it first, or pick another id", id)
 		case reuse:
 			if s, err := c.h.mgr.Get(c.ctx, id); err == nil {
-				if sameTarget(s.Opts, opts) && !stale(s) {
+				if sameTarget(s.Opts, opts) && !stale(s) && !moreTime(s, opts) {
 					return createResult(s, true), nil
 				}
 				carry = breakpoints(c, s)
@@ -139,6 +142,13 @@ func limits(p *params) probe.Limits {
 // sameTarget reports whether a reused session runs what the new call asks for.
 func sameTarget(old, want bridge.Options) bool {
 	return old.Command == want.Command && (want.Dir == "" || old.Dir == want.Dir)
+}
+
+// moreTime reports whether a reused session's recording was stopped at its time limit and the
+// new call gives runs more time: the target is then recorded again, further.
+func moreTime(s *bridge.Session, want bridge.Options) bool {
+	r := s.Base()
+	return r != nil && r.TimedOut && want.Timeout > r.TimeLimit
 }
 
 // stale reports whether a source file of the recording changed after it was made: a reused
@@ -194,6 +204,8 @@ func createText(info bridge.Info, run RunInfo, reused bool) string {
 	}
 	fmt.Fprintf(&b, "%s `%s` (session %s): %d call(s) in %d ms; ", verb, info.Command, info.ID, run.Frames, run.ElapsedMS)
 	switch {
+	case run.TimedOut && run.TimeLimitMS > 0:
+		b.WriteString(adi.TimeLimitNote(run.TimeLimitMS, run.Frames) + "\n")
 	case run.TimedOut:
 		b.WriteString("the target timed out (the recording stops there).\n")
 	case run.ExitCode != 0:

@@ -12,7 +12,9 @@ plain debugpy run, and python prints it, through a hook that leaves the probe's 
 ``SystemExit`` codes are kept (a non-int code is printed and gives 1). The result is written
 by an ``atexit`` handler registered before the target runs, so it runs last: after the
 target's non-daemon threads were joined and its own atexit handlers ran. ``os._exit`` is
-patched to write it first. A forked child never writes the parent's files.
+patched to write it first. A forked child never writes the parent's files. SIGTERM, which the
+bridge sends when the run's time is up, ends the run at once with what was recorded so far
+(``stop``; result.json then says ``"stopped": "timeout"``).
 
 Launch problems (bad config, missing script/module/stdin file) print one ``adi: ...`` line,
 exit with 2 and still write result.json with an ``error`` field when the output dir is known.
@@ -32,6 +34,7 @@ from . import target as target_mod
 from .engines import EngineError, select as select_engine
 from .output import Output, write_result
 from .recorder import Recorder
+from .stop import STOP_EXIT, Stopper
 from .stepper import exc_message, exc_type_name
 from .target import LaunchError
 from .usercode import PROBE_DIR, RUN_SCRIPT, UserCode
@@ -54,7 +57,7 @@ class Run:
         self.error = None
         self.started = None
         self.finished = False
-        self.stopped = None  # "exec": ended at an exec stop (execute.arm)
+        self.stopped = None  # why the run ended early: "exec" (execute.arm) or "timeout" (stop.py)
         self._lock = threading.Lock()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -65,6 +68,7 @@ class Run:
         atexit.register(self.finalize)
         os.register_at_fork(after_in_child=self._forked)
         _patch_os_exit(self)
+        Stopper(self).install()
         target = self.cfg.target
         try:
             runnable = target_mod.prepare(target)
@@ -100,15 +104,23 @@ class Run:
             except Exception:
                 pass
 
-    def finalize(self, os_exit_code=None):
-        """Stop recording, flush, and write result.json (once, in the process that started)."""
+    def finalize(self, os_exit_code=None, stopped=None):
+        """Stop recording, flush, and write result.json (once, in the process that started).
+
+        `stopped` names why the run is being stopped before the target ended ("timeout"; an
+        exec stop sets ``self.stopped`` to "exec" before it exits). Returns whether this call
+        ended the run (False: another one did or is doing it).
+        """
         with self._lock:
             if self.finished or os.getpid() != self.pid:
-                return
+                return False
             self.finished = True
         duration = (time.perf_counter() - self.started) * 1000.0 if self.started else 0.0
         if os_exit_code is not None:
             self.exit = {"kind": "os_exit", "code": os_exit_code, "exception": None}
+        if stopped is not None:
+            self.stopped = stopped
+            self.exit = {"kind": "stopped", "code": STOP_EXIT, "exception": None}
         if self.engine is not None:
             try:
                 self.engine.stop()
@@ -123,7 +135,7 @@ class Run:
             rec.internal_error("writing %s" % self.out.dir, exc)
         result = {
             "version": 1,
-            "complete": rec.truncated is None and self.error is None,
+            "complete": rec.truncated is None and self.error is None and self.stopped is None,
             "exit": self.exit,
             "calls": rec.calls_recorded(),
             "unrecorded_calls": rec.unrecorded_calls,
@@ -142,6 +154,7 @@ class Run:
         if rec.internal_errors:
             result["internal_errors"] = rec.internal_errors
         self.out.write_result(result)
+        return True
 
     # -- the target --------------------------------------------------------------------------
 
