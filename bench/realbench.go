@@ -60,6 +60,24 @@ func (r *RealRepoRow) check(kind string, res cliResult) {
 	r.Failed = append(r.Failed, res.Error())
 }
 
+// Failures returns the distinct failures of the row, each with how many commands failed so.
+func (r *RealRepoRow) Failures() []string {
+	var out []string
+	n := map[string]int{}
+	for _, f := range r.Failed {
+		if n[f] == 0 {
+			out = append(out, f)
+		}
+		n[f]++
+	}
+	for i, f := range out {
+		if n[f] > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", f, n[f])
+		}
+	}
+	return out
+}
+
 // realCommand is the target command line of every real-repository workload.
 const realCommand = "python3 repro.py"
 
@@ -183,7 +201,8 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 		return err
 	}
 
-	for i := 0; i < max(reps, 1); i++ {
+	// More navigation for the median, unless it already failed (each try would re-run the target).
+	for i := 0; i < max(reps, 1) && !row.Broke("nav"); i++ {
 		if err := navigate("prev", "continue"); err != nil {
 			return err
 		}

@@ -37,7 +37,7 @@ func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
 	}
 	b.WriteString("\n")
 	for _, row := range rows {
-		for _, f := range row.Failed {
+		for _, f := range row.Failures() {
 			fmt.Fprintf(b, "- %s: no answer: %s\n", row.Repo.Name, f)
 		}
 		for _, n := range row.Notes {

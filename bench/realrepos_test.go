@@ -98,6 +98,12 @@ func TestRealReportRows(t *testing.T) {
 	assert.Equal(t, "| django | 5.0x (not met) | no answer | 2.0x (not met) | no answer | 1.1x (met) | 7.5x (not met) |\n", realRatiosRow(rows[1]))
 }
 
+// TestFailures checks that identical failures are listed once with their count.
+func TestFailures(t *testing.T) {
+	r := &RealRepoRow{Failed: []string{"a", "b", "a"}}
+	assert.Equal(t, []string{"a (2 times)", "b"}, r.Failures())
+}
+
 // TestRealBars checks the bar summary over the libraries: the worst ratio and who did not answer.
 func TestRealBars(t *testing.T) {
 	var b strings.Builder
