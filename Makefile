@@ -1,6 +1,8 @@
 # adi: the two commands a new user needs are `make demo` and `make test`; both call `make deps`
 # (what running adi needs: a python with debugpy), and the tests and benchmarks also `make
-# test-deps` (pytest, sympy, Node.js, chromium and the npm suites). Both only install what is missing.
+# test-deps` (pytest, sympy, Node.js, chromium and the npm suites); `make bench` also installs the
+# seven Debian-packaged libraries of its real-repository table (scripts/deps.sh bench). They only
+# install what is missing.
 GO      ?= go
 BIN     := bin/adi
 PYTHON  ?= /usr/bin/python3
@@ -43,7 +45,8 @@ fuzz-short:
 
 test: deps test-deps lint test-go test-probe fuzz-short
 
-bench: deps test-deps build
+bench: deps build
+	@scripts/deps.sh bench
 	@scripts/bench.sh
 
 clean:

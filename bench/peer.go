@@ -19,12 +19,20 @@ const (
 // peer times the artifact's method for one mode on w (FUNC#2; the call tree of FUNC#1): the
 // median of reps re-runs of w under peer_standin.py.
 func (e *Env) peer(ctx context.Context, w *Workload, mode string, reps int) (time.Duration, error) {
+	n := 2
+	if mode == PeerCallTree {
+		n = 1
+	}
+	return e.peerFrame(ctx, w, mode, n, reps)
+}
+
+// peerFrame times the artifact's method for one mode on w's FUNC#n: the median of reps re-runs of
+// w under peer_standin.py, each of which must find the frame (and in exec mode reach w.Line).
+func (e *Env) peerFrame(ctx context.Context, w *Workload, mode string, n, reps int) (time.Duration, error) {
 	out := filepath.Join(e.Work, "peer.json")
 	args := []string{e.Script("peer_standin.py"), "--out", out}
-	target := w.PeerTarget(2)
+	target := w.PeerTarget(n)
 	switch mode {
-	case PeerCallTree:
-		target = w.PeerTarget(1)
 	case PeerExec:
 		args = append(args, "--line", fmt.Sprint(w.Line), "--stmt", w.Stmt)
 	}

@@ -26,6 +26,7 @@ type Report struct {
 	Sizes       []*FLTSize
 	RoundTrip   *RoundTrip
 	Load        Load
+	RealRepos   []*RealRepoRow
 	Missing     map[string]string
 	Elapsed     time.Duration
 }
@@ -167,6 +168,8 @@ func (r *Report) Markdown() string {
 		bars = append(bars, bar{"load, 50 sessions: p95 of navigation answered from the recording", "≤ 50 ms", dur(cached), met(cached <= 50*time.Millisecond)})
 	}
 
+	r.realRepos(&b, &bars)
+
 	if len(bars) > 0 {
 		b.WriteString("### The bars\n\n| figure | bar | measured | |\n|---|---|---:|---|\n")
 		for _, x := range bars {
@@ -228,7 +231,7 @@ func (r *Report) fltCost(b *strings.Builder, bars *[]bar) {
 // reproduce says how to rerun each part.
 const reproduce = `How to reproduce: ` + "`make bench`" + ` (scripts/bench.sh) runs everything above. Parts alone:
 - in-process recording and FLT costs: ` + "`python3 bench/python/inprocess.py --probe-bench probe/python/bench`" + ` (the probe's own table: ` + "`python3 probe/python/bench/bench_probe.py`" + `);
-- every other table: ` + "`go run ./bench/cmd/adi-bench -only wall,flt,latency,tokens,roundtrip`" + ` (pick parts);
+- every other table: ` + "`go run ./bench/cmd/adi-bench -only wall,flt,latency,tokens,roundtrip,realrepos`" + ` (pick parts; the real repositories alone: ` + "`BENCH_REALREPOS_ONLY=1 make bench`" + ` or ` + "`-only realrepos`" + `);
 - DAP stepping and logpoints as Go benchmarks: ` + "`go test ./integration -run '^$' -bench 'DAPStep|DAPLogpoint' -benchtime 1x`" + `;
 - the DAP round trip: ` + "`go test ./integration -run '^$' -bench DAPRoundTrip`" + `;
 - the load: ` + "`ADI_LOAD=1 go test ./integration -run '^$' -bench Load50Sessions -benchtime 1x`" + `;

@@ -6,6 +6,9 @@
 #   BENCH_QUICK=1 scripts/bench.sh   a smoke run: fewer repetitions and steps (not for the README)
 #   ADI_SOAK=60s scripts/bench.sh    also run the soak test that long and print its summary
 #   BENCH_LOAD=0 scripts/bench.sh    leave out the 50-session load benchmark
+#   BENCH_REALREPOS_ONLY=1 scripts/bench.sh   only the "real repositories" table (seven Debian-packaged
+#                                    libraries through adi's CLI; about 4 minutes), the same as
+#                                    go run ./bench/cmd/adi-bench -only realrepos
 #
 # Parts alone: go run ./bench/cmd/adi-bench -h; the Go benchmarks in integration/*bench_test.go.
 set -euo pipefail
@@ -15,6 +18,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 args=(-since "$start")
 if [ -n "${BENCH_QUICK:-}" ]; then args+=(-quick); fi
+if [ "${BENCH_REALREPOS_ONLY:-0}" != 0 ]; then
+  args+=(-only realrepos)
+  BENCH_LOAD=0
+  ADI_SOAK=
+fi
 
 if [ "${BENCH_LOAD:-1}" != 0 ]; then
   echo "bench: the 50-session load benchmark (integration BenchmarkLoad50Sessions)" >&2

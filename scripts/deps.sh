@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what adi and its test suites need on a fresh Debian/Ubuntu machine, and only what is
-# missing. One script: `make test-deps` runs it whole (for `make test` and `make bench`), and
-# `make deps` (for `make demo`, `make test`) runs its runtime part.
+# missing. One script: `make test-deps` runs it whole (for `make test`), `make deps` (for
+# `make demo`, `make test`) runs its runtime part, and `make bench` runs its bench part.
 #   Debian packages (one apt-get call for all that are missing):
 #     python3-debugpy  a python3 with debugpy (brings python3-pydevd): the runtime adi drives,
 #     python3-pytest   the probe's pytest targets and the bundled pytest examples,
@@ -11,25 +11,32 @@
 #   npm packages, exactly as each committed package-lock.json pins them (npm ci), in
 #     integration/vscode (@vscode/debugadapter-testsupport) and integration/browser (playwright-core).
 # `scripts/deps.sh runtime` (make deps) installs only python3 and debugpy: what running adi needs.
+# `scripts/deps.sh bench` (make bench) installs everything above and the seven libraries of the
+# benchmark's "real repositories" table, whose Debian packages it copies as user code:
+#     python3-requests python3-flask python3-networkx python3-django python3-sklearn
+#     python3-sympy python3-matplotlib
+#   (make test does not need them).
 # Without apt-get (or without root or sudo) it prints the exact command to run instead.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode=${1:-all}
 case "$mode" in
-  all|runtime) ;;
-  *) echo "deps: unknown mode \"$mode\"; use: scripts/deps.sh [all|runtime]" >&2; exit 2 ;;
+  all|runtime|bench) ;;
+  *) echo "deps: unknown mode \"$mode\"; use: scripts/deps.sh [all|runtime|bench]" >&2; exit 2 ;;
 esac
 
 need=()
 py=${ADI_PYTHON:-/usr/bin/python3}
 mods="debugpy"
 [ "$mode" = all ] && mods="debugpy pytest sympy"
+# Each module's Debian package is python3-MODULE (python3-sklearn installs sklearn).
+[ "$mode" = bench ] && mods="debugpy pytest sympy requests flask networkx django sklearn matplotlib"
 # One python start checks the modules (without importing them), so this is fast when nothing is missing.
 missing=$("$py" -c 'import importlib.util as u, sys
 print(" ".join(m for m in sys.argv[1:] if u.find_spec(m) is None))' $mods 2>/dev/null || echo "$mods")
 for m in $missing; do need+=("python3-$m"); done
 [ -x /usr/bin/python3 ] || need+=(python3)
-if [ "$mode" = all ]; then
+if [ "$mode" != runtime ]; then
   command -v node >/dev/null 2>&1 || need+=(nodejs)
   command -v npm >/dev/null 2>&1 || need+=(npm)
   [ -x /usr/bin/chromium ] || need+=(chromium)
@@ -47,7 +54,7 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
 fi
-[ "$mode" = all ] || exit 0
+[ "$mode" != runtime ] || exit 0
 
 # npm ci deletes and reinstalls node_modules, so skip a suite already installed from its lockfile.
 for suite in vscode browser; do

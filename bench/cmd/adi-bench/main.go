@@ -2,7 +2,10 @@
 // tables (package bench says what each is). `make bench` runs it through scripts/bench.sh, which
 // first runs the 50-session load benchmark and hands its output over with -load.
 //
-//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess] [-quick]
+//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,realrepos] [-quick]
+//
+// -only realrepos prints the real-repository table alone (seven Debian-packaged libraries driven
+// through adi's CLI binary; scripts/deps.sh bench installs them), in a few minutes.
 //
 // Progress goes to stderr, the tables to stdout. A part that fails is reported under "Not
 // measured" and the others still run; the exit status is 1 when any part failed.
@@ -25,7 +28,7 @@ func main() {
 	repo := flag.String("repo", ".", "adi's repository root (the probe's benchmark is read from it)")
 	reps := flag.Int("reps", 3, "repetitions of each whole-run timing (the best counts)")
 	load := flag.String("load", "", "output of `go test -bench Load50Sessions` to include")
-	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip (default all)")
+	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, realrepos (default all)")
 	quick := flag.Bool("quick", false, "fewer repetitions and steps (a smoke run, not for the README)")
 	level := flag.String("log-level", "warn", "log level for adi's own logs")
 	since := flag.Int64("since", 0, "unix time the whole benchmark began (scripts/bench.sh passes it; default now)")
@@ -171,6 +174,9 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 			r.Miss("DAP round trip", err)
 		}
 	}
+	if want("realrepos") {
+		realRepos(ctx, env, min(latReps, 3), progress, r)
+	}
 	if load != "" {
 		f, err := os.Open(load)
 		if err == nil {
@@ -187,4 +193,27 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 		return 1
 	}
 	return 0
+}
+
+// realRepos measures the real-repository table, one library at a time, with reps repetitions of
+// its repeated timings; a library that could not be measured is reported under "Not measured".
+func realRepos(ctx context.Context, env *bench.Env, reps int, progress func(string, ...any), r *bench.Report) {
+	progress("real repositories: building adi's CLI binary")
+	exe, err := env.BuildADI(ctx)
+	if err != nil {
+		r.Miss("real repositories", err)
+		return
+	}
+	for _, repo := range bench.RealRepos {
+		progress("real repositories: %s (%s)", repo.Name, repo.Func)
+		w, err := env.RealRepoWorkload(ctx, repo)
+		if err == nil {
+			var row *bench.RealRepoRow
+			if row, err = env.RealRepoBench(ctx, exe, repo, w, reps); err == nil {
+				r.RealRepos = append(r.RealRepos, row)
+				continue
+			}
+		}
+		r.Miss("real repository "+repo.Name, err)
+	}
 }

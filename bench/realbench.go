@@ -1,0 +1,235 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// RealRepoRow is one library's row of the "real repositories" table: adi driven through its real
+// CLI binary, each command timed as a whole process, against the artifact's method.
+type RealRepoRow struct {
+	Repo     RealRepo
+	Workload *Workload
+	Calls    int           // calls in T (the first command's recording)
+	Plain    time.Duration // `python3 repro.py`, median
+	// Cold is the first command (call-tree) with no daemon and a fresh state directory; Warm is
+	// the first command of a new session on the daemon already running.
+	Cold, Warm time.Duration
+	// Rerun is `break FILE:FUNC#2`, whose FLT is not in the first recording; Reran says whether
+	// it did run the target.
+	Rerun time.Duration
+	Reran bool
+	// Nav is the median of the continue and prev commands answered from the recording (NavN of
+	// them; NavReran more ran the target).
+	Nav            time.Duration
+	NavN, NavReran int
+	Exec           time.Duration // exec FILE:FUNC#1 -l LINE -s STMT
+	// PeerFLT and PeerExec are the artifact's method: a re-run recording FUNC#2, and a re-run
+	// executing the statement in FUNC#1 (medians; 0 when the stand-in failed).
+	PeerFLT, PeerExec time.Duration
+	// DiskFirst is the session's directory after the first command, DiskSix after six; RSS is the
+	// daemon's resident memory after the six.
+	DiskFirst, DiskSix, RSS int64
+	// Failed lists the commands that did not answer, with their error line; Notes says what else
+	// went wrong.
+	Failed []string
+	Notes  []string
+	// broke says which kinds of command did not answer ("first", "rerun", "nav", "exec").
+	broke map[string]bool
+}
+
+// Answered reports whether every command of the row answered.
+func (r *RealRepoRow) Answered() bool { return len(r.Failed) == 0 }
+
+// Broke reports whether a command of a kind ("first", "rerun", "nav", "exec") did not answer.
+func (r *RealRepoRow) Broke(kind string) bool { return r.broke[kind] }
+
+// check notes a command that did not answer under its kind.
+func (r *RealRepoRow) check(kind string, res cliResult) {
+	if res.Answered() {
+		return
+	}
+	if r.broke == nil {
+		r.broke = map[string]bool{}
+	}
+	r.broke[kind] = true
+	r.Failed = append(r.Failed, res.Error())
+}
+
+// Failures returns the distinct failures of the row, each with how many commands failed so.
+func (r *RealRepoRow) Failures() []string {
+	var out []string
+	n := map[string]int{}
+	for _, f := range r.Failed {
+		if n[f] == 0 {
+			out = append(out, f)
+		}
+		n[f]++
+	}
+	for i, f := range out {
+		if n[f] > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", f, n[f])
+		}
+	}
+	return out
+}
+
+// realCommand is the target command line of every real-repository workload.
+const realCommand = "python3 repro.py"
+
+// RealRepoBench measures one library: plain runs, an adi session through the CLI binary exe
+// (first command cold and warm, a re-run, navigation, exec, disk and memory), and the artifact's
+// method on the same frames. reps is how many times each repeated timing runs.
+func (e *Env) RealRepoBench(ctx context.Context, exe string, r RealRepo, w *Workload, reps int) (*RealRepoRow, error) {
+	d := e.debian()
+	row := &RealRepoRow{Repo: r, Workload: w}
+	plain, err := d.plainMedian(ctx, w, reps)
+	if err != nil {
+		return nil, err
+	}
+	row.Plain = plain
+	if err := d.realSession(ctx, exe, r, w, reps, row); err != nil {
+		return nil, err
+	}
+	if row.PeerFLT, err = d.peerFrame(ctx, w, PeerFLT, 2, reps); err != nil {
+		row.Notes = append(row.Notes, "the artifact's flt: "+err.Error())
+	}
+	if row.PeerExec, err = d.peerFrame(ctx, w, PeerExec, 1, reps); err != nil {
+		row.Notes = append(row.Notes, "the artifact's exec: "+err.Error())
+	}
+	return row, nil
+}
+
+// debian returns a copy of e whose python is the Debian one the real repositories run under.
+func (e *Env) debian() *Env {
+	d := *e
+	py := *e.Python
+	py.Path = DebianPython
+	d.Python = &py
+	return &d
+}
+
+// plainMedian runs w once to warm the disk cache and the bytecode cache, then reps times, and
+// returns the median.
+func (e *Env) plainMedian(ctx context.Context, w *Workload, reps int) (time.Duration, error) {
+	if _, err := e.runPython(ctx, w, w.Argv...); err != nil {
+		return 0, err
+	}
+	var ds []time.Duration
+	for i := 0; i < max(reps, 1); i++ {
+		d, err := e.runPython(ctx, w, w.Argv...)
+		if err != nil {
+			return 0, err
+		}
+		ds = append(ds, d)
+	}
+	return median(ds), nil
+}
+
+// realSession drives a new daemon over a fresh state directory through six commands (call-tree,
+// break FUNC#2, continue, prev, continue, exec FUNC#1), measures the session's disk and the
+// daemon's memory, then more navigation and a new session's first command on the running
+// daemon, and stops the daemon.
+func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Workload, reps int, row *RealRepoRow) error {
+	state, err := os.MkdirTemp(e.Work, "state-"+r.Package+"-")
+	if err != nil {
+		return err
+	}
+	c := &cli{exe: exe, state: state, dir: w.Dir}
+	defer c.stop(ctx)
+
+	first, err := c.run(ctx, "", "call-tree", realCommand)
+	if err != nil {
+		return err
+	}
+	row.check("first", first)
+	calls, session, ok := parseRecorded(first.Stderr)
+	if !ok {
+		return fmt.Errorf("the first command recorded nothing: %s", first.Error())
+	}
+	row.Calls, row.Cold = calls, first.Time
+	if row.DiskFirst, err = diskUsage(c.sessionDir(session)); err != nil {
+		return err
+	}
+
+	target := r.File + ":" + r.Func
+	brk, err := c.run(ctx, session, "break", realCommand, target+"#2")
+	if err != nil {
+		return err
+	}
+	row.check("rerun", brk)
+	row.Rerun, row.Reran = brk.Time, brk.Reran
+	var nav []time.Duration
+	navigate := func(verbs ...string) error {
+		for _, verb := range verbs {
+			res, err := c.run(ctx, session, verb)
+			if err != nil {
+				return err
+			}
+			row.check("nav", res)
+			switch {
+			case res.Reran:
+				row.NavReran++
+			case res.Answered():
+				nav = append(nav, res.Time)
+			}
+		}
+		return nil
+	}
+	if err := navigate("continue", "prev", "continue"); err != nil {
+		return err
+	}
+	ex, err := c.run(ctx, session, "exec", realCommand, target+"#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt)
+	if err != nil {
+		return err
+	}
+	row.check("exec", ex)
+	row.Exec = ex.Time
+
+	if row.DiskSix, err = diskUsage(c.sessionDir(session)); err != nil {
+		return err
+	}
+	pid, err := c.daemonPID()
+	if err != nil {
+		return err
+	}
+	if row.RSS, err = residentMemory(pid); err != nil {
+		return err
+	}
+
+	// More navigation for the median, unless it already failed (each try would re-run the target).
+	for i := 0; i < max(reps, 1) && !row.Broke("nav"); i++ {
+		if err := navigate("prev", "continue"); err != nil {
+			return err
+		}
+	}
+	row.Nav, row.NavN = median(nav), len(nav)
+	warm, err := c.run(ctx, "", "call-tree", "--session", "bench-warm", realCommand)
+	if err != nil {
+		return err
+	}
+	row.check("first", warm)
+	row.Warm = warm.Time
+	return nil
+}
+
+// stop stops the state directory's daemon with `adi stop`, and ends it if it is still there
+// (it is a process this benchmark started).
+func (c *cli) stop(ctx context.Context) {
+	pid, err := c.daemonPID()
+	if err != nil {
+		return
+	}
+	_, _ = c.run(ctx, "", "stop")
+	for i := 0; i < 50; i++ {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}

@@ -1,0 +1,199 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// cli runs adi's real command-line binary against one state directory (so one daemon), in a
+// workload's directory, as an agent's shell would.
+type cli struct {
+	exe   string // the adi binary
+	state string // ADI_STATE_DIR
+	dir   string // the workload's directory
+}
+
+// cliResult is one adi command: its wall time as a whole process, exit status and output, and
+// whether it ran the target (a new run directory appeared in the session).
+type cliResult struct {
+	Args           []string
+	Time           time.Duration
+	Code           int
+	Stdout, Stderr string
+	Reran          bool
+}
+
+// Answered reports whether the command answered: exit status 0, or 1 with an answer on stdout
+// and no error line saying a run failed to reach its frame (adi's CLI exits 1 both when the
+// target failed but the answer is useful and when the command failed).
+func (r cliResult) Answered() bool { return answered(r.Code, r.Stdout, r.Stderr) }
+
+func answered(code int, stdout, stderr string) bool {
+	switch {
+	case code == 0:
+		return true
+	case code != 1 || strings.TrimSpace(stdout) == "":
+		return false
+	}
+	return !strings.Contains(stderr, "did not reach") && !strings.Contains(stderr, "cannot be replayed")
+}
+
+// Error is the command's one-line failure, for notes: its last stderr line.
+func (r cliResult) Error() string {
+	return fmt.Sprintf("`adi %s` exited %d: %s", strings.Join(r.Args, " "), r.Code, lastLines(r.Stderr, 1))
+}
+
+// BuildADI builds adi's command from the repository into the scratch directory and returns its
+// path: the real-repository table drives this binary as an agent's shell would.
+func (e *Env) BuildADI(ctx context.Context) (string, error) {
+	exe := filepath.Join(e.Work, "bin", "adi")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/adi")
+	cmd.Dir = e.Repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/adi: %w: %s", err, lastLines(string(out), 5))
+	}
+	return exe, nil
+}
+
+// run runs `adi ARGS...` and times it. session names the session whose run directories show
+// whether the command ran the target ("" before the first command). An error means adi could
+// not be started; a command that failed is a result with its exit status.
+func (c *cli) run(ctx context.Context, session string, args ...string) (cliResult, error) {
+	before := c.runs(session)
+	cmd := exec.CommandContext(ctx, c.exe, args...)
+	cmd.Dir = c.dir
+	cmd.Env = c.environ()
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	res := cliResult{Args: args, Time: time.Since(start), Stdout: out.String(), Stderr: errb.String()}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		res.Code = exit.ExitCode()
+	case err != nil:
+		return res, fmt.Errorf("adi %s: %w", strings.Join(args, " "), err)
+	}
+	res.Reran = session != "" && c.runs(session) > before
+	return res, nil
+}
+
+// environ is the agent's environment with the benchmark's state directory and the Debian python;
+// no session is preset.
+func (c *cli) environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "ADI_STATE_DIR", "ADI_PYTHON", "ADI_SESSION":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "ADI_STATE_DIR="+c.state, "ADI_PYTHON="+DebianPython)
+}
+
+// sessionDir is where the daemon keeps a session.
+func (c *cli) sessionDir(session string) string { return filepath.Join(c.state, "sessions", session) }
+
+// runs counts a session's run directories (each run of the target makes one).
+func (c *cli) runs(session string) int {
+	if session == "" {
+		return 0
+	}
+	ents, err := os.ReadDir(filepath.Join(c.sessionDir(session), "runs"))
+	if err != nil {
+		return 0
+	}
+	return len(ents)
+}
+
+// daemonPID returns the process id of the state directory's `adi serve` daemon.
+func (c *cli) daemonPID() (int, error) {
+	b, err := os.ReadFile(filepath.Join(c.state, "daemon.json"))
+	if err != nil {
+		return 0, fmt.Errorf("the daemon's state file: %w", err)
+	}
+	var info struct {
+		PID int `json:"pid"`
+	}
+	if err := json.Unmarshal(b, &info); err != nil || info.PID == 0 {
+		return 0, fmt.Errorf("the daemon's state file has no pid: %v", err)
+	}
+	return info.PID, nil
+}
+
+// recordedRE matches the line adi prints when a command recorded its target.
+var recordedRE = regexp.MustCompile(`adi: recorded .*: (\d+) call\(s\) in \d+ ms, exit status -?\d+ \(session ([^)]+)\)`)
+
+// parseRecorded returns the calls in T and the session id from a command's stderr, or ok=false
+// when it recorded nothing.
+func parseRecorded(stderr string) (calls int, session string, ok bool) {
+	m := recordedRE.FindStringSubmatch(stderr)
+	if m == nil {
+		return 0, "", false
+	}
+	calls, _ = strconv.Atoi(m[1])
+	return calls, m[2], true
+}
+
+// parseVmRSS returns the resident memory in bytes from the text of /proc/PID/status.
+func parseVmRSS(status string) (int64, error) {
+	for _, line := range strings.Split(status, "\n") {
+		v, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("VmRSS line %q: %w", line, err)
+		}
+		return kb * 1024, nil
+	}
+	return 0, errors.New("no VmRSS line")
+}
+
+// residentMemory returns a process's resident memory in bytes.
+func residentMemory(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("the status of process %d: %w", pid, err)
+	}
+	return parseVmRSS(string(b))
+}
+
+// diskUsage returns the bytes the files under dir take on disk (allocated blocks, as du counts).
+func diskUsage(dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			total += st.Blocks * 512
+		} else {
+			total += info.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("disk usage of %s: %w", dir, err)
+	}
+	return total, nil
+}

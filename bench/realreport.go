@@ -1,0 +1,215 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The bars of the real-repository table (issue 12).
+const (
+	barFirst  = 1.0  // first command ÷ the artifact's per command (stretch: 0.6)
+	barRerun  = 1.0  // an FLT re-run ÷ the artifact's per command
+	barExec   = 1.0  // exec ÷ the artifact's exec
+	barNav    = 0.02 // navigation ÷ the artifact's per command
+	barDisk   = 2.0  // disk after six commands ÷ the first recording
+	barMemory = 1.0  // the daemon's resident memory ÷ the first recording on disk
+)
+
+// realRepos renders the real-repository tables (times, then ratios against the bars) and adds
+// their bars, each over every library, to bars.
+func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
+	rows := r.RealRepos
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("### Real repositories: adi's CLI on seven libraries, against the artifact's method\n\n")
+	b.WriteString(realIntro)
+	b.WriteString("| library | function (frames used) | calls in T | plain run | first command, cold | first command, warm | `break f#2` | navigation | exec | artifact, per command | artifact, exec | disk: first recording → after six | daemon's memory | every command answered |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, row := range rows {
+		b.WriteString(realTimesRow(row))
+	}
+	b.WriteString("\n| library | first ÷ artifact (≤ 1.0x; stretch 0.6x) | re-run ÷ artifact (≤ 1.0x) | exec ÷ artifact's exec (≤ 1.0x) | navigation ÷ artifact (≤ 0.02x) | disk after six ÷ first recording (≤ 2x) | memory ÷ recording on disk (≤ 1x) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, row := range rows {
+		b.WriteString(realRatiosRow(row))
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		for _, f := range row.Failures() {
+			fmt.Fprintf(b, "- %s: no answer: %s\n", row.Repo.Name, f)
+		}
+		for _, n := range row.Notes {
+			fmt.Fprintf(b, "- %s: %s\n", row.Repo.Name, n)
+		}
+	}
+	b.WriteString("\n")
+	*bars = append(*bars, realBars(rows)...)
+}
+
+// realIntro explains the real-repository table.
+const realIntro = "Each workload is the Debian package (python3-requests, -flask, -networkx, -django, -sklearn, -sympy, -matplotlib) " +
+	"copied into a scratch directory, so all of it is user code, with its reproduce script bench/realrepos/NAME_repro.py as repro.py, " +
+	"run as `python3 repro.py` by /usr/bin/python3. adi runs through its CLI binary, each command timed as a whole process: " +
+	"the first command is `call-tree` with no daemon and a fresh state directory (cold) and a new session's on the running daemon (warm); " +
+	"then `break FILE:FUNC#2`, whose FLT the first recording does not hold, `continue`, `prev`, `continue`, " +
+	"`exec FILE:FUNC#1 -l LINE -s STMT` (six commands with the first), and more `prev`/`continue`. " +
+	"Navigation is the median of the continue and prev answered from the recording (those that ran the target are counted apart). " +
+	"Disk is the session's directory under ADI_STATE_DIR; memory is the `adi serve` daemon's VmRSS after the six commands. " +
+	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
+	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"the re-run did not reach\" is no answer. " +
+	"Plain runs, re-runs of the artifact's method and extra navigation are medians of a few repetitions; the others are single commands.\n\n"
+
+// realTimesRow renders one library's times.
+func realTimesRow(r *RealRepoRow) string {
+	nav := "—"
+	if r.NavN > 0 {
+		nav = dur(r.Nav)
+	}
+	if r.NavReran > 0 {
+		nav += fmt.Sprintf(" (%d ran the target)", r.NavReran)
+	}
+	rerun := dur(r.Rerun)
+	if !r.Reran && !r.Broke("rerun") {
+		rerun += " (from the recording)"
+	}
+	answered := "yes"
+	if !r.Answered() {
+		answered = fmt.Sprintf("NO (%d failed)", len(r.Failed))
+	}
+	return fmt.Sprintf("| %s | `%s` (#1, #2) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s → %s | %s | %s |\n",
+		r.Repo.Name, r.Repo.File+":"+r.Repo.Func, thousands(r.Calls), dur(r.Plain),
+		noAnswer(dur(r.Cold), r.Broke("first")), dur(r.Warm), noAnswer(rerun, r.Broke("rerun")), nav,
+		noAnswer(dur(r.Exec), r.Broke("exec")), dur(r.PeerFLT), dur(r.PeerExec),
+		size(r.DiskFirst), size(r.DiskSix), size(r.RSS), answered)
+}
+
+// noAnswer marks a time whose command did not answer.
+func noAnswer(cell string, broke bool) string {
+	if broke {
+		return cell + ", no answer"
+	}
+	return cell
+}
+
+// realRatio is one ratio of a row against its bar: ok is false when it could not be measured or
+// its command did not answer (then why says so).
+type realRatio struct {
+	x   float64
+	ok  bool
+	why string
+}
+
+// realRatios returns the row's six ratios, in the order of the ratio table's columns.
+func realRatios(r *RealRepoRow) []realRatio {
+	per := func(d, peer time.Duration, kind string) realRatio {
+		switch {
+		case kind != "" && r.Broke(kind):
+			return realRatio{why: "no answer"}
+		case d == 0 || peer == 0:
+			return realRatio{why: "—"}
+		}
+		return realRatio{x: d.Seconds() / peer.Seconds(), ok: true}
+	}
+	nav := per(r.Nav, r.PeerFLT, "")
+	if r.NavN == 0 {
+		nav = realRatio{why: "no answer"}
+	}
+	bytes := func(n, of int64) realRatio {
+		if n == 0 || of == 0 {
+			return realRatio{why: "—"}
+		}
+		return realRatio{x: float64(n) / float64(of), ok: true}
+	}
+	return []realRatio{per(r.Cold, r.PeerFLT, "first"), per(r.Rerun, r.PeerFLT, "rerun"), per(r.Exec, r.PeerExec, "exec"),
+		nav, bytes(r.DiskSix, r.DiskFirst), bytes(r.RSS, r.DiskFirst)}
+}
+
+// realBarValues are the bars of realRatios' columns, with their names for the bar summary.
+var realBarValues = []struct {
+	what, bar string
+	limit     float64
+}{
+	{"first command (cold) ÷ the artifact's per command", "≤ 1.0x (stretch 0.6x)", barFirst},
+	{"FLT re-run (`break f#2`) ÷ the artifact's per command", "≤ 1.0x", barRerun},
+	{"exec ÷ the artifact's exec", "≤ 1.0x", barExec},
+	{"navigation from the recording ÷ the artifact's per command", "≤ 0.02x", barNav},
+	{"disk after six commands ÷ the first recording", "≤ 2x", barDisk},
+	{"the daemon's resident memory ÷ the recording on disk", "≤ 1x", barMemory},
+}
+
+// realRatiosRow renders one library's ratios, each with whether it meets its bar.
+func realRatiosRow(r *RealRepoRow) string {
+	cells := []string{r.Repo.Name}
+	for i, x := range realRatios(r) {
+		if !x.ok {
+			cells = append(cells, x.why)
+			continue
+		}
+		cells = append(cells, fmt.Sprintf("%s (%s)", ratio(x.x), met(x.x <= realBarValues[i].limit)))
+	}
+	return "| " + strings.Join(cells, " | ") + " |\n"
+}
+
+// realBars summarises the bars over every library: the worst ratio, and met only when every
+// library meets it.
+func realBars(rows []*RealRepoRow) []bar {
+	answered := 0
+	var broken []string
+	for _, r := range rows {
+		if r.Answered() {
+			answered++
+		} else {
+			broken = append(broken, r.Repo.Name)
+		}
+	}
+	measured := fmt.Sprintf("%d of %d", answered, len(rows))
+	if len(broken) > 0 {
+		measured += " (not: " + strings.Join(broken, ", ") + ")"
+	}
+	out := []bar{{"real repositories: every command answers", "on every workload", measured, met(answered == len(rows))}}
+	for i, v := range realBarValues {
+		worst, worstName, ok := 0.0, "", true
+		var missing []string
+		for _, r := range rows {
+			x := realRatios(r)[i]
+			if !x.ok {
+				missing = append(missing, r.Repo.Name)
+				ok = false
+				continue
+			}
+			if x.x > v.limit {
+				ok = false
+			}
+			if worstName == "" || x.x > worst {
+				worst, worstName = x.x, r.Repo.Name
+			}
+		}
+		m := "—"
+		if worstName != "" {
+			m = ratio(worst) + " (" + worstName + ")"
+		}
+		if len(missing) > 0 {
+			m += "; no answer or not measured: " + strings.Join(missing, ", ")
+		}
+		out = append(out, bar{"real repositories, the worst: " + v.what, v.bar, m, met(ok)})
+	}
+	return out
+}
+
+// size renders a byte count with three significant digits in a fitting unit (powers of 1000).
+func size(n int64) string {
+	f := float64(n)
+	switch {
+	case n == 0:
+		return "—"
+	case f >= 1e9:
+		return fmt.Sprintf("%.3g GB", f/1e9)
+	case f >= 1e6:
+		return fmt.Sprintf("%.3g MB", f/1e6)
+	case f >= 1e3:
+		return fmt.Sprintf("%.3g kB", f/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}
