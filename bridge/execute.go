@@ -191,7 +191,11 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 			return nil, err
 		}
 	}
-	defer s.keep(d.run, nil) // after d.close: exec changes nothing, so its run leaves nothing on disk
+	defer func() { // after d.close: exec changes nothing, so its run leaves nothing on disk
+		if !d.run.TimedOut { // (a run cut by its time limit stays, to show where it was)
+			s.keep(d.run, nil)
+		}
+	}()
 	defer d.close()
 	stopped, ok, err := d.waitStop(ctx)
 	if err != nil {

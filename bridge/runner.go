@@ -127,7 +127,7 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
 	}
 	if req.TraceAll > 0 {
-		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll}
+		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll, MaxMS: EagerMS}
 	}
 	if p.Seed {
 		seed := RandomSeed

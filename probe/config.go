@@ -50,6 +50,8 @@ type Selector struct {
 // been recorded in all (probe/PROTOCOL.md, "Config").
 type TraceAll struct {
 	MaxSteps int `json:"max_steps"`
+	// MaxMS ends them that many milliseconds after the first one started (0: no time limit).
+	MaxMS int `json:"max_ms,omitempty"`
 }
 
 // Condition is evaluated on every invocation of Func; the run reports where it held.

@@ -102,7 +102,7 @@ class Config:
         self.max_steps = _int(limits, "max_steps", DEFAULT_LIMITS["max_steps"], prefix="limits.")
         self.max_bytes = _int(limits, "max_bytes", DEFAULT_LIMITS["max_bytes"], prefix="limits.")
         self.trace = [_selector(i, s) for i, s in enumerate(_list(data, "trace"))]
-        self.trace_all = _trace_all(data.get("trace_all"))
+        self.trace_all, self.trace_all_ms = _trace_all(data.get("trace_all"))
         self.conditions = [_condition(i, c) for i, c in enumerate(_list(data, "conditions"))]
         self.expect = [_expect(i, e) for i, e in enumerate(_list(data, "expect"))]
         self.stops = {}
@@ -182,12 +182,15 @@ def _selector(i, s):
 
 
 def _trace_all(t):
-    """`trace_all`: the step budget of eager FLTs (None: off)."""
+    """`trace_all`: the step budget of eager FLTs and their time budget in ms (None: off / none)."""
     if t is None:
-        return None
+        return None, None
     if not isinstance(t, dict):
         raise ConfigError("'trace_all' must be an object like {\"max_steps\": 20000}, or null")
-    return _int(t, "max_steps", None, prefix="trace_all.")
+    ms = None
+    if t.get("max_ms") is not None:
+        ms = _int(t, "max_ms", None, prefix="trace_all.")
+    return _int(t, "max_steps", None, prefix="trace_all."), ms
 
 
 def _condition(i, c):

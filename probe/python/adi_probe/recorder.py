@@ -186,8 +186,11 @@ class Recorder:
         self.divergence = None
         self.main_code = None  # the code object of the main module (runner sets it)
         self.importing = values.importing  # [count] of user modules being imported (values.py)
-        # eager FLTs (config trace_all): [steps left] while every new invocation is traced, else None
-        self.eager = [cfg.trace_all] if cfg.trace_all else None
+        # eager FLTs (config trace_all): [steps left] while every new invocation is traced, else
+        # None; with max_ms, [steps left, seconds of stepping left] (stepper.py counts both down)
+        self.eager = None
+        if cfg.trace_all:
+            self.eager = [cfg.trace_all] if cfg.trace_all_ms is None else [cfg.trace_all, cfg.trace_all_ms / 1000.0]
         self.stepper_started = None  # engine callbacks (sys.monitoring enables LINE events)
         self.stepper_ended = None
         self.internal_errors = []

@@ -28,6 +28,7 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 """
 
 import dis
+from time import perf_counter as _clock
 
 from . import source, usercode
 from .output import RAW_TYPES
@@ -123,7 +124,7 @@ class Stepper:
         self.big = values.big
         self.fingerprint = values.fingerprint
         self.max_steps = max_steps
-        self.budget = budget        # [steps left] of eager FLTs (trace_all), counted down per step
+        self.budget = budget        # [steps left] or [steps, seconds left] of eager FLTs (trace_all)
         self.msg_limit = values.limit
         self.on_error = on_error    # reports an internal error (recorder.internal_error)
         self.failed = False
@@ -317,6 +318,15 @@ class Stepper:
             self.dropped += 1
             self.callees = EMPTY
             self.ev = _NO_EVENTS
+            return
+        budget = self.budget
+        if budget is not None and len(budget) > 1:  # eager FLTs with a time budget: count it down
+            t0 = _clock()
+            changes = self._diff(frame)
+            budget[1] -= _clock() - t0
+            if budget[1] <= 0:
+                budget[0] = 0
+            self._emit(changes)
             return
         self._emit(self._diff(frame))
 

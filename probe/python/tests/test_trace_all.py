@@ -75,3 +75,16 @@ class NotDuringImports(unittest.TestCase):
                                   "import_work_mod:during#2", "import_work_mod:during#3", "import_work:after#1"])
                 traced = sorted(rec.order[i].fid for i in rec.flts)
                 self.assertEqual(traced, ["import_work:<module>#1", "import_work:after#1"])
+
+
+class TimeBudget(unittest.TestCase):
+    def test_no_eager_flt_starts_once_the_time_budget_is_spent(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                # max_ms 0: the first step of <module>#1 spends the budget, so main#1 (started
+                # after it) and everything below run untraced; T is unchanged
+                rec = record(script("many_calls.py"), engine=engine, trace_all={"max_steps": 100000, "max_ms": 0})
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                self.assertEqual(sorted(rec.order[i].fid for i in rec.flts), ["many_calls:<module>#1"])
+                plain = record(script("many_calls.py"), engine=engine)
+                self.assertEqual(plain.calls_records, rec.calls_records)
