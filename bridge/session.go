@@ -151,10 +151,11 @@ func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Sessi
 const DefaultEagerSteps = 20000
 
 // EagerMS bounds the time of a first run's eager FLTs: no eager FLT starts once they have spent
-// that many milliseconds comparing variables. A step costs about 4 µs in a small frame but up to a
+// that many milliseconds starting FLTs and on their line events (taking, comparing and rendering
+// variables). A step costs about 4 µs in a small frame but up to a
 // millisecond where big objects are in scope (a web framework's application object), so the step
 // budget alone does not bound the first command's cost.
-const EagerMS = 150
+const EagerMS = 60
 
 func (o Options) eagerSteps() int {
 	switch {

@@ -16,9 +16,9 @@ written open (``call``, by ``open_live``) and its outcome follows as ``ret``/``e
 generators are written open when they start. Records are tuples of raw fields (marshalled at
 flush time): an int, bool or None argument or return value is kept as the value itself.
 ``trace_all`` (eager FLTs) starts a stepper for every new invocation while its step budget
-lasts (``eager_enter``), except while a user module is being imported: the bodies of imported
-modules and what they call (where nobody looks, and where a module's namespace of thousands of
-names would be compared at every step); then ``_end_eager`` gives plain code objects their fast path back.
+lasts (``eager_enter``), except module bodies (a module's namespace of thousands of names, and
+the objects in it, would be compared at every step) and whatever runs while a user module is
+being imported (where nobody looks); then ``_end_eager`` gives plain code objects their fast path back.
 
 A stack entry is a list ``[frame, idx, info, stepper, exc, n, exc_at, caller, line, args, fp,
 state]`` (the E_* indexes): the frame, its invocation idx, its CodeInfo, its Stepper (or None),
@@ -47,6 +47,7 @@ import itertools
 import sys
 import threading
 import weakref
+from time import perf_counter as _clock
 from functools import partial
 
 from . import usercode
@@ -430,7 +431,8 @@ class Recorder:
                 importing[0] += 1
             if info.watch is not None:
                 rec.watch_enter(ts, e)
-            if eager is not None and e[E_STEP] is None and eager[0] > 0 and not importing[0]:
+            if eager is not None and e[E_STEP] is None and eager[0] > 0 and not importing[0] \
+                    and info.code.co_name != "<module>":
                 rec.eager_enter(e)
 
         def attach(frame, e):
@@ -726,8 +728,15 @@ class Recorder:
     def eager_enter(self, e):
         """trace_all: trace this invocation too, or end eager FLTs when their budget is spent."""
         try:
-            if self.eager[0] <= 0 or self.out.over_limit:
+            eager = self.eager
+            if eager[0] <= 0 or self.out.over_limit:
                 self._end_eager()
+            elif len(eager) > 1:  # with a time budget: starting an FLT counts too (snapshot, args)
+                t0 = _clock()
+                self._start_stepper(e, False)
+                eager[1] -= _clock() - t0
+                if eager[1] <= 0:
+                    eager[0] = 0
             else:
                 self._start_stepper(e, False)
         except Exception as exc:

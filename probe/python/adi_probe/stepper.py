@@ -125,6 +125,7 @@ class Stepper:
         self.fingerprint = values.fingerprint
         self.max_steps = max_steps
         self.budget = budget        # [steps left] or [steps, seconds left] of eager FLTs (trace_all)
+        self.timed = budget is not None and len(budget) > 1  # line() counts its time down
         self.msg_limit = values.limit
         self.on_error = on_error    # reports an internal error (recorder.internal_error)
         self.failed = False
@@ -150,6 +151,9 @@ class Stepper:
 
     def line(self, frame):
         """A line event in the frame (runs for every line: kept flat)."""
+        if self.timed:
+            self._timed_line(frame)
+            return
         if self.failed:
             return
         try:
@@ -168,6 +172,19 @@ class Stepper:
             self._open(key)
         except Exception as exc:
             self._fail(exc)
+
+    def _timed_line(self, frame):
+        """``line`` for an eager FLT with a time budget: counts its time down (budget[1])."""
+        budget = self.budget
+        t0 = _clock()
+        self.timed = False
+        try:
+            self.line(frame)
+        finally:
+            self.timed = True
+            budget[1] -= _clock() - t0
+            if budget[1] <= 0:
+                budget[0] = 0  # no eager FLT starts any more (recorder.eager_enter)
 
     def jump_line(self, frame, lineno, target):
         """A same-line backward jump seen through sys.monitoring (settrace reports a line event)."""
@@ -318,15 +335,6 @@ class Stepper:
             self.dropped += 1
             self.callees = EMPTY
             self.ev = _NO_EVENTS
-            return
-        budget = self.budget
-        if budget is not None and len(budget) > 1:  # eager FLTs with a time budget: count it down
-            t0 = _clock()
-            changes = self._diff(frame)
-            budget[1] -= _clock() - t0
-            if budget[1] <= 0:
-                budget[0] = 0
-            self._emit(changes)
             return
         self._emit(self._diff(frame))
 

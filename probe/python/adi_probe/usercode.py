@@ -32,6 +32,9 @@ def _stdlib_dirs():
     return tuple(d.rstrip(os.sep) + os.sep for d in dirs if d)
 
 
+STDLIB_DIRS = _stdlib_dirs()  # the standard library's directories, each ending with a separator
+
+
 class UserCode:
     """Decides, per file, whether code is user code and names it."""
 
@@ -39,7 +42,7 @@ class UserCode:
         self.root = os.path.abspath(root).rstrip(os.sep) + os.sep
         self.include = tuple(include)
         self.exclude = tuple(exclude)
-        self._stdlib = _stdlib_dirs()
+        self._stdlib = STDLIB_DIRS
         self._probe = PROBE_DIR + os.sep
         self._files = {}  # co_filename -> absolute path, or None when not user code
 

@@ -54,6 +54,8 @@ import zlib
 from collections import deque
 from itertools import islice
 
+from .usercode import STDLIB_DIRS
+
 NoneType = type(None)
 SCALARS = frozenset((int, float, bool, NoneType, str, bytes, complex))
 EXACT_SHORT = frozenset((float, bool, NoneType, complex))
@@ -77,21 +79,7 @@ def _addrlike(v):
     return _ADDR_LOW <= v < _ADDR_HIGH and not v & 7
 
 
-def _stdlib_dirs():
-    import sysconfig
-    import os
-    dirs = set()
-    for key in ("stdlib", "platstdlib"):
-        try:
-            path = sysconfig.get_paths()[key]
-        except KeyError:
-            continue
-        dirs.add(os.path.realpath(path).rstrip(os.sep) + os.sep)
-        dirs.add(os.path.abspath(path).rstrip(os.sep) + os.sep)
-    return tuple(d for d in dirs if d != os.sep)
-
-
-_STDLIB = _stdlib_dirs()
+_STDLIB = STDLIB_DIRS
 
 # How a type is rendered (``_policy``), decided once per type.
 DEFAULT, CALL, STATE, ENUM, SUBCLASS, EXC = range(6)

@@ -11,8 +11,9 @@ class TraceAll(unittest.TestCase):
             with self.subTest(engine=engine):
                 rec = record(script("loops.py"), engine=engine, trace_all={"max_steps": 100000})
                 self.assertEqual(rec.returncode, 0, rec.stderr)
-                self.assertEqual(sorted(rec.flts), [inv.idx for inv in rec.order])
-                for inv in rec.order:
+                # every invocation but the module body (eager FLTs never trace module bodies)
+                self.assertEqual(sorted(rec.flts), [inv.idx for inv in rec.order if ":<module>#" not in inv.fid])
+                for inv in rec.order[1:]:
                     self.assertEqual(rec.end(inv.fid)[0], "return", inv.fid)
                 # the same FLT as a selector records
                 one = record(script("loops.py"), engine=engine, trace=[{"func": "loops:early", "index": 2}])
@@ -24,24 +25,25 @@ class TraceAll(unittest.TestCase):
     def test_budget_stops_new_flts_but_finishes_running_ones(self):
         for engine in ENGINES:
             with self.subTest(engine=engine):
-                # <module> (3 steps so far) > main > loop: each tiny() call is 1 step, each loop
-                # iteration 2 steps of loop#1; the budget runs out inside loop#1
+                # main > loop (the module body is not traced): each tiny() call is 1 step, each
+                # loop iteration 2 steps of loop#1; the budget runs out inside loop#1
                 rec = record(script("many_calls.py"), engine=engine, trace_all={"max_steps": 30})
                 self.assertEqual(rec.returncode, 0, rec.stderr)
                 self.assertEqual(rec.stdout, "1225\n")
                 traced = [rec.fid(i) for i in sorted(rec.flts)]
-                self.assertEqual(traced[:3], ["many_calls:<module>#1", "many_calls:main#1", "many_calls:loop#1"])
+                self.assertEqual(traced[:3], ["many_calls:main#1", "many_calls:loop#1", "many_calls:tiny#1"])
                 tinies = [f for f in traced if f.startswith("many_calls:tiny#")]
                 self.assertEqual(tinies, ["many_calls:tiny#%d" % k for k in range(1, len(tinies) + 1)])
                 self.assertLess(len(tinies), 50)
                 # frames running when the budget ran out end their FLT normally (all 103 steps)
                 self.assertEqual(len(rec.steps("many_calls:loop#1")), 103)
                 self.assertEqual(rec.end("many_calls:loop#1"), ["return", 0])
-                self.assertEqual(rec.end("many_calls:<module>#1")[0], "return")
+                self.assertEqual(rec.end("many_calls:main#1")[0], "return")
                 total = sum(len(f["steps"]) for f in rec.flts.values())
                 self.assertGreaterEqual(total, 30)
-                # until the budget ran out every new invocation was traced: a prefix of T
-                self.assertEqual(sorted(rec.flts), list(range(len(rec.flts))))
+                # until the budget ran out every new invocation was traced: a prefix of T (after
+                # the module body, T[0])
+                self.assertEqual(sorted(rec.flts), list(range(1, len(rec.flts) + 1)))
                 self.assertEqual(len(rec.order), 53)  # T is complete
 
     def test_per_frame_limit_still_applies(self):
@@ -52,7 +54,7 @@ class TraceAll(unittest.TestCase):
     def test_exit_selectors_keep_their_flt(self):
         rec = record(script("conditions.py"), trace_all={"max_steps": 100000},
                      trace=[{"func": "conditions:f", "cond": "_return == 2", "at": "exit"}])
-        self.assertEqual(sorted(rec.flts), [inv.idx for inv in rec.order])
+        self.assertEqual(sorted(rec.flts), [inv.idx for inv in rec.order if ":<module>#" not in inv.fid])
 
     def test_bad_config(self):
         rec = record(script("loops.py"), trace_all={"max_steps": -1})
@@ -74,17 +76,17 @@ class NotDuringImports(unittest.TestCase):
                                  ["import_work:<module>#1", "import_work_mod:<module>#1", "import_work_mod:during#1",
                                   "import_work_mod:during#2", "import_work_mod:during#3", "import_work:after#1"])
                 traced = sorted(rec.order[i].fid for i in rec.flts)
-                self.assertEqual(traced, ["import_work:<module>#1", "import_work:after#1"])
+                self.assertEqual(traced, ["import_work:after#1"])
 
 
 class TimeBudget(unittest.TestCase):
     def test_no_eager_flt_starts_once_the_time_budget_is_spent(self):
         for engine in ENGINES:
             with self.subTest(engine=engine):
-                # max_ms 0: the first step of <module>#1 spends the budget, so main#1 (started
-                # after it) and everything below run untraced; T is unchanged
+                # max_ms 0: starting the first eager FLT (main#1's) spends the budget, so loop#1
+                # and every later invocation run untraced; T is unchanged
                 rec = record(script("many_calls.py"), engine=engine, trace_all={"max_steps": 100000, "max_ms": 0})
                 self.assertEqual(rec.returncode, 0, rec.stderr)
-                self.assertEqual(sorted(rec.order[i].fid for i in rec.flts), ["many_calls:<module>#1"])
+                self.assertEqual(sorted(rec.order[i].fid for i in rec.flts), ["many_calls:main#1"])
                 plain = record(script("many_calls.py"), engine=engine)
                 self.assertEqual(plain.calls_records, rec.calls_records)
