@@ -39,6 +39,9 @@ func NewEnv(ctx context.Context, repo string, reps int, log hclog.Logger) (*Env,
 	if err != nil {
 		return nil, err
 	}
+	if err := py.Details(ctx); err != nil {
+		return nil, fmt.Errorf("%s finds debugpy but cannot import it: %w", py.Path, err)
+	}
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}

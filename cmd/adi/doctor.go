@@ -45,6 +45,9 @@ func runDoctor(ctx context.Context, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := py.Details(ctx); err != nil {
+		return fmt.Errorf("adi: %s finds debugpy but cannot import it: %w", py.Path, err)
+	}
 	speed := "present"
 	if !py.Speedups {
 		speed = "missing (pydevd runs its pure-Python tracer: debugging is several times slower)"
