@@ -11,7 +11,7 @@ class ConfigError(Exception):
     """The config file is missing, unreadable or invalid."""
 
 
-DEFAULT_RENDER_CALLS = 64  # calls of each function whose values T renders (then summaries)
+DEFAULT_RENDER_CALLS = 16  # calls of each function whose values T renders (then summaries)
 DEFAULT_LIMITS = {"max_calls": 2000000, "max_steps": 200000, "max_bytes": 536870912}
 
 

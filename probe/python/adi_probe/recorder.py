@@ -93,23 +93,42 @@ class CodeInfo:
         # Recorder.thread_hooks): `render` renders this function's returned and yielded values
         self.budget = budget
         self.render = render
-        rets, yields, first = set(), set(), -1
-        for ins in dis.get_instructions(code):
-            op = ins.opname
-            if op in ("RETURN_VALUE", "RETURN_CONST"):
-                rets.add(ins.offset)
-            elif op == "YIELD_VALUE":
-                yields.add(ins.offset)
-                if _YIELD_REPORTS_NEXT:
-                    yields.add(ins.offset + 2)  # 3.13+: f_lasti is on the RESUME after it
-            elif op == "YIELD_FROM":  # 3.8-3.10 suspend with f_lasti on the instruction before
-                yields.add(ins.offset - 2)
-            elif op == "RESUME" and first < 0:
-                first = ins.offset
+        b = code.co_code
+        rets = _offsets(b, _RETURNS)
+        yields = _offsets(b, _YIELD)
+        if _YIELD_REPORTS_NEXT:
+            yields += [o + 2 for o in yields]  # 3.13+: f_lasti is on the RESUME after it
+        yields += [o - 2 for o in _offsets(b, _YIELD_FROM)]  # 3.8-3.10: on the one before
+        resumes = _offsets(b, _RESUME)
         self.ret_offsets = frozenset(rets)
         self.yield_offsets = frozenset(yields)
-        self.first_lasti = first
+        self.first_lasti = min(resumes) if resumes else -1
         self.lines = _line_table(code)
+
+
+def _opcodes(*names):
+    return tuple(dis.opmap[n] for n in names if n in dis.opmap)
+
+
+_RETURNS = _opcodes("RETURN_VALUE", "RETURN_CONST")
+_YIELD = _opcodes("YIELD_VALUE")
+_YIELD_FROM = _opcodes("YIELD_FROM")
+_RESUME = _opcodes("RESUME")
+
+
+def _offsets(b, ops):
+    """The offsets of the instructions of `ops` in bytecode `b` (wordcode: an opcode at every even
+    offset). Finding the few bytes wanted is about 15 times faster than ``dis.get_instructions``,
+    which costs 150 µs for a big function: this runs once per user code object."""
+    out = []
+    for op in ops:
+        needle = bytes((op,))
+        i = b.find(needle)
+        while i >= 0:
+            if not i & 1:
+                out.append(i)
+            i = b.find(needle, i + 1)
+    return out
 
 
 def _line_table(code):

@@ -5,8 +5,8 @@
   with their length (``[0, 1, 2, ...] (len=100000)``); memory addresses (`` at 0x7f..``)
   become `` at 0x…`` and thread idents are dropped from thread reprs, so outputs are
   comparable across runs; a failing ``__repr__`` gives ``<repr failed: TypeError>``; cycles
-  print as ``[...]``; numpy arrays use numpy's own printing with a small threshold (only when
-  the target already imported numpy); rendering a container stops when it exceeds
+  print as ``[...]``; numpy arrays are read with ``tolist`` (``array([1.0, 2.0])``, the first and last three
+  items with the shape past 24; only when the target already imported numpy); rendering a container stops when it exceeds
   ``repr_time_ms``. Instances of a type that keeps ``object.__repr__`` get a text computed
   once per type.
   **Rendering never runs the program's own code** (a ``__repr__`` can print, count, evaluate
@@ -273,9 +273,11 @@ class Values:
         self.big = 10 ** min(self.limit - 1, 4000)  # ints within ±big have exact reprs within the limit
         self._defaults = {}  # type -> its instances' repr when it is object's (no state), else None
         self._summary_fps = {}  # args_summary: fingerprint per combination of scalars and types
+        self._summary_names = {}  # type -> "<Type, not rendered>"
         self.importing = [0]  # user modules being imported now (the recorder counts them; eager FLTs wait)
         self.render = self._make_render()
         self.args_lazy = self._make_args_lazy()
+        self.args_summary = self._make_args_summary()
 
     # -- rendering --------------------------------------------------------------------------
 
@@ -334,7 +336,7 @@ class Values:
             return self._container(v, t, room, seen, deadline)
         np = sys.modules.get("numpy")
         if np is not None and issubclass(t, np.ndarray):
-            return _cut(self._ndarray(np, v), room)
+            return self._ndarray(v, room, seen, deadline)
         p = _policy(t)
         if p == CALL or p == DEFAULT:
             return self._call_repr(v, t, room)
@@ -462,10 +464,27 @@ class Values:
         finally:
             seen.discard(i)
 
-    def _ndarray(self, np, a):
+    def _ndarray(self, a, room, seen, deadline):
+        """A numpy array as ``array([1.0, 2.0])``, its items read with ``tolist`` (numpy's own
+        printing costs 20-70 µs an array, and calls the items' __repr__ in an object array): up
+        to 24 items whole, more as the first and last three with the shape; the dtype when it is
+        not float64, int64 or bool."""
         try:
-            with np.printoptions(threshold=20, edgeitems=3, linewidth=self.limit):
-                return np.array_repr(a).replace("\n", " ")
+            n = a.size
+            dt = str(a.dtype)
+            if a.ndim == 0:
+                body = self._repr(a.item(), room, seen, deadline)
+            elif n <= 24:
+                body = self._repr(a.tolist(), room, seen, deadline)
+            else:
+                flat = a.flat
+                part = max(room // 7, 4)
+                body = "[" + ", ".join([self._repr(x, part, seen, deadline) for x in flat[:3].tolist()] + ["..."] +
+                                       [self._repr(x, part, seen, deadline) for x in flat[n - 3:].tolist()]) + "]"
+            extra = ", shape=%s" % (a.shape,) if n > 24 else ""
+            if dt not in ("float64", "int64", "bool"):
+                extra += ", dtype=%s" % dt
+            return _cut("array(" + body + extra + ")", room)
         except Exception as exc:
             return _failed(exc)
 
@@ -676,52 +695,74 @@ class Values:
             return v
         elif t is float or (t is str and len(v) <= 32):
             return repr(v)
-        return "<%s, not rendered>" % _qualname(t)
+        r = self._summary_names.get(t)
+        if r is None:
+            r = self._summary_names[t] = "<%s, not rendered>" % _qualname(t)
+        return r
 
-    def args_summary(self, values):
-        """(reprs, fp) like ``args_lazy`` for a call whose arguments are not rendered: exact
-        scalars as themselves, other values ``<Type, not rendered>``; the fingerprint has the
-        scalars and the type names of the other values (cached per combination: this runs on
-        most calls of a big program)."""
-        reprs = []
-        add = reprs.append
-        key = []
-        kadd = key.append
-        exact = True
-        summary = self.summary
-        for v in values:
-            r = summary(v)
-            add(r)
-            t = type(v)
-            if t is int:
-                if type(r) is int and _ADDR_LOW <= v < _ADDR_HIGH and not v & 7:
-                    exact = False
-                    kadd(_ADDRESS)
-                else:
+    def _make_args_summary(self):
+        big = self.big
+        nbig = -big
+        cache = self._summary_fps
+        names = self._summary_names
+
+        def args_summary(values):
+            """(reprs, fp) like ``args_lazy`` for a call whose arguments are not rendered: exact
+            scalars as themselves, other values ``<Type, not rendered>``; the fingerprint has the
+            scalars and the type names of the other values (cached per combination: this runs
+            on most calls of a big program, so it is written flat)."""
+            reprs = []
+            add = reprs.append
+            key = []
+            kadd = key.append
+            exact = True
+            for v in values:
+                t = type(v)
+                if t is int:
+                    if nbig < v < big:
+                        add(v)
+                        if ADDR_LOW <= v < _ADDR_HIGH and not v & 7:
+                            exact = False
+                            kadd(_ADDRESS)
+                        else:
+                            kadd(v)
+                        continue
+                elif t is bool or v is None:
+                    add(v)
                     kadd(v)
-            elif t is bool or v is None or t is float or t is str:
-                kadd(v)
-            else:
+                    continue
+                elif t is float:
+                    add(repr(v))
+                    kadd(v)
+                    continue
+                elif t is str:
+                    add(repr(v) if len(v) <= 32 else "<str, not rendered>")
+                    kadd(v)
+                    continue
+                r = names.get(t)
+                if r is None:
+                    r = names[t] = "<%s, not rendered>" % _qualname(t)
+                add(r)
                 exact = False
                 kadd(t)
-        if exact:
-            text = ", ".join([r if type(r) is str else repr(r) for r in reprs])
-            if len(text) <= 64:
-                return reprs, None
-            return reprs, fp_value(list(values))
-        key = tuple(key)
-        cache = self._summary_fps
-        try:
-            return reprs, cache[key]
-        except (KeyError, TypeError):
-            pass
-        fp = fp_value([("t", _type_name(k)) if type(k) is type else k for k in key])
-        if len(cache) < 8192:
+            if exact:
+                text = ", ".join([r if type(r) is str else repr(r) for r in reprs])
+                if len(text) <= 64:
+                    return reprs, None
+                return reprs, fp_value(list(values))
+            key = tuple(key)
             try:
-                cache[key] = fp
-            except TypeError:
+                return reprs, cache[key]
+            except (KeyError, TypeError):
                 pass
-        return reprs, fp
+            fp = fp_value([("t", _type_name(k)) if type(k) is type else k for k in key])
+            if len(cache) < 8192:
+                try:
+                    cache[key] = fp
+                except TypeError:
+                    pass
+            return reprs, fp
+        return args_summary
 
 
 _ADDRESS = ("@",)
