@@ -113,11 +113,11 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 	if code != ExitOK {
 		return code
 	}
-	info, err := ensureDaemon(ctx, env)
+	rpc, err := daemonRPC(ctx, env)
 	if err != nil {
 		return fail(env, err)
 	}
-	rpc := newRPC(info)
+	defer rpc.close()
 	exitCode := -1
 	if inv.Target != "" {
 		created, err := openSession(ctx, env, rpc, id, inv)
@@ -255,12 +255,13 @@ func fail(env *Env, err error) int {
 
 // Sessions lists the daemon's sessions.
 func Sessions(ctx context.Context, env *Env, asJSON bool) int {
-	info, err := ensureDaemon(ctx, env)
+	rpc, err := daemonRPC(ctx, env)
 	if err != nil {
 		return fail(env, err)
 	}
+	defer rpc.close()
 	var raw json.RawMessage
-	if err := newRPC(info).call(ctx, "session.list", nil, &raw); err != nil {
+	if err := rpc.call(ctx, "session.list", nil, &raw); err != nil {
 		return fail(env, err)
 	}
 	if asJSON {

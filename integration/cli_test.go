@@ -44,7 +44,9 @@ func adiBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "adi")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/adi-bridge/adi/cmd/adi").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", binPath, "github.com/adi-bridge/adi/cmd/adi")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` builds it
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build ./cmd/adi: %v\n%s", err, out)
 		}
@@ -253,4 +255,30 @@ func mustRead(t *testing.T, dir, name string) []byte {
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	require.NoError(t, err)
 	return b
+}
+
+// TestCLIChangedSourceRecordsAgain checks that a command naming the target reuses the recording
+// while the source is as recorded (also after the staleness check has cached the recording's
+// files), and records again once a source file changed, keeping the breakpoints.
+func TestCLIChangedSourceRecordsAgain(t *testing.T) {
+	dir := demoDir(t)
+	r := newCLI(t, dir)
+	cmd := "python orders.py"
+
+	res := r.run("break", cmd, "orders.py:bulk_rate")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, "^adi: recorded `python orders.py`: 12 call\\(s\\)", res.stderr)
+	for i := 0; i < 2; i++ {
+		res = r.run("state", cmd)
+		require.Equal(t, 0, res.code, res.stderr)
+		assert.Empty(t, res.stderr, "the source is as recorded")
+	}
+
+	file := filepath.Join(dir, "orders.py")
+	later := time.Now().Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(file, later, later))
+	res = r.run("state", cmd)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, "^adi: recorded `python orders.py`: 12 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
+	assert.Equal(t, "Breakpoints (1):\n  1. orders:bulk_rate  (every call)\nInspecting: orders:<module>#1 (T[0]; the recording has 12 call(s))\n", res.stdout)
 }
