@@ -60,6 +60,7 @@ func (e *Env) BuildADI(ctx context.Context) (string, error) {
 	exe := filepath.Join(e.Work, "bin", "adi")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/adi")
 	cmd.Dir = e.Repo
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` builds it
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/adi: %w: %s", err, lastLines(string(out), 5))
 	}

@@ -37,6 +37,10 @@ type Options struct {
 	// invocation, so that a small program is navigated without re-runs (0: DefaultEagerSteps,
 	// -1: none).
 	EagerSteps int `json:"eager_steps,omitempty"`
+	// Focus lists the frame references the session's first command names ("pkg/mod.py:func#2",
+	// "mod:Class.method"): the first run also records their FLTs, so that the command is answered
+	// from that run (see focusSelectors). It matters to the first run only.
+	Focus []string `json:"focus,omitempty"`
 	// NoSeed leaves random's unseeded generators to the operating system's entropy; by default
 	// every run of a session seeds them with RandomSeed, so that re-runs replay (see Program.Seed).
 	NoSeed bool `json:"no_seed,omitempty"`

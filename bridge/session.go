@@ -100,11 +100,11 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 		return nil, err
 	}
 	prog := s.prog
-	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps()})
+	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps(), Trace: focusSelectors(prog, s.target, opts.Focus)})
 	if err != nil {
 		return nil, err
 	}
-	for j, flt := range run.Rec.FLTs { // eager FLTs: the recording itself, nothing to replay
+	for j, flt := range run.Rec.FLTs { // eager and focus FLTs: the recording itself, nothing to replay
 		s.flts[j] = flt
 	}
 	s.base = run

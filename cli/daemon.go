@@ -27,7 +27,7 @@ const startTimeout = 20 * time.Second
 // ensureDaemon returns a running daemon for the state directory, starting one when none answers.
 // A lock file makes concurrent commands start one daemon, not several.
 func ensureDaemon(ctx context.Context, env *Env) (DaemonInfo, error) {
-	path := filepath.Join(env.StateDir, daemonFile)
+	path := daemonPath(env)
 	if info, err := ReadDaemonInfo(path); err == nil && alive(ctx, info) {
 		return info, nil
 	}
@@ -45,11 +45,16 @@ func ensureDaemon(ctx context.Context, env *Env) (DaemonInfo, error) {
 	return startDaemon(ctx, env, path)
 }
 
+// daemonPath is the daemon's state file.
+func daemonPath(env *Env) string { return filepath.Join(env.StateDir, daemonFile) }
+
 // alive reports whether the daemon answers.
 func alive(ctx context.Context, info DaemonInfo) bool {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	return newRPC(info).call(ctx, "server.info", nil, nil) == nil
+	c := newRPC(info)
+	defer c.close()
+	return c.call(ctx, "server.info", nil, nil) == nil
 }
 
 // startDaemon starts `adi serve` detached (its own session and process group, stdin from
@@ -135,7 +140,7 @@ func lockFile(path string) (func(), error) {
 // stopDaemon asks the daemon to stop, waits for its process to end (signalling it if it does
 // not), and removes its state file. It reports the pid it stopped (0: none was running).
 func stopDaemon(ctx context.Context, env *Env) (int, error) {
-	path := filepath.Join(env.StateDir, daemonFile)
+	path := daemonPath(env)
 	info, err := ReadDaemonInfo(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
@@ -143,7 +148,10 @@ func stopDaemon(ctx context.Context, env *Env) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := newRPC(info).call(ctx, "server.shutdown", nil, nil); err != nil && !errors.Is(err, errUnreachable) {
+	c := newRPC(info)
+	err = c.call(ctx, "server.shutdown", nil, nil)
+	c.close()
+	if err != nil && !errors.Is(err, errUnreachable) {
 		return 0, err
 	}
 	if !waitGone(info.PID, 15*time.Second) {

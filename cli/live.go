@@ -54,12 +54,13 @@ func Live(ctx context.Context, env *Env, inv LiveInvocation) int {
 		}
 		params["live"] = id
 	}
-	info, err := ensureDaemon(ctx, env)
+	rpc, err := daemonRPC(ctx, env)
 	if err != nil {
 		return fail(env, err)
 	}
+	defer rpc.close()
 	var raw json.RawMessage
-	if err := newRPC(info).call(ctx, inv.Method, params, &raw); err != nil {
+	if err := rpc.call(ctx, inv.Method, params, &raw); err != nil {
 		return fail(env, err)
 	}
 	switch inv.Method {

@@ -1,31 +1,79 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/adi-bridge/adi/server"
 )
 
-// rpcClient calls the daemon's HTTP API (POST /api/rpc): one request per call, which suits a
-// process that makes a few calls and exits. The daemon runs each call to its end even when this
-// process is killed meanwhile.
+// rpcClient calls the daemon's HTTP API (POST /api/rpc) over one HTTP/1.1 connection it keeps
+// for the process's calls. It writes the requests itself instead of going through an
+// http.Client: a CLI command is a process that makes one or two calls and exits, and the
+// client's transport (its goroutines, proxy lookup, connection pool) costs more than the call.
+// The daemon runs each call to its end even when this process is killed meanwhile.
 type rpcClient struct {
 	info DaemonInfo
-	http *http.Client
+	// env, when set, lets a call start the daemon when the one in daemon.json does not answer
+	// (it has exited, or another program now has its port), and call again.
+	env *Env
+
+	conn net.Conn
+	br   *bufio.Reader
+	// used is set once the connection has carried an answer: the daemon may have closed it
+	// since, so a call that cannot be sent on it is sent again on a new one.
+	used bool
 }
 
+// newRPC returns a client of the daemon described by info.
 func newRPC(info DaemonInfo) *rpcClient {
-	return &rpcClient{info: info, http: &http.Client{}}
+	return &rpcClient{info: info}
+}
+
+// daemonRPC returns a client of the state directory's daemon. It reads daemon.json and trusts
+// it: the first call finds out whether that daemon still answers, and starts one when not, so
+// a command costs one request instead of a check and a request.
+func daemonRPC(ctx context.Context, env *Env) (*rpcClient, error) {
+	info, err := ReadDaemonInfo(daemonPath(env))
+	if err != nil {
+		if info, err = ensureDaemon(ctx, env); err != nil {
+			return nil, err
+		}
+		return newRPC(info), nil
+	}
+	return &rpcClient{info: info, env: env}, nil
 }
 
 // errUnreachable is wrapped by errors about a daemon that does not answer at all.
 var errUnreachable = errors.New("daemon unreachable")
+
+// errNotSent is matched by errors after which the daemon has certainly not run the call: no
+// connection, or an HTTP refusal before the call (another server on the port, a wrong token).
+var errNotSent = errors.New("call not sent")
+
+// notSent marks err as errNotSent without changing its text.
+type notSent struct{ error }
+
+func (e notSent) Unwrap() error        { return e.error }
+func (e notSent) Is(target error) bool { return target == errNotSent }
+
+// close closes the connection, if any.
+func (c *rpcClient) close() {
+	if c.conn != nil {
+		_ = c.conn.Close()
+		c.conn, c.br, c.used = nil, nil, false
+	}
+}
 
 // call calls method and decodes the result into out (may be nil). A JSON-RPC error is returned
 // as *server.Error.
@@ -37,28 +85,24 @@ func (c *rpcClient) call(ctx context.Context, method string, params, out any) er
 	if err != nil {
 		return fmt.Errorf("adi: cannot encode the params of %s: %w", method, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.info.URL+"/api/rpc", bytes.NewReader(body))
+	data, err := c.post(ctx, body)
+	if err != nil && errors.Is(err, errNotSent) && c.env != nil {
+		// The daemon of daemon.json is gone: start one (or find the one another command
+		// started meanwhile) and call it once more.
+		env := c.env
+		c.env = nil
+		c.close()
+		info, serr := ensureDaemon(ctx, env)
+		if serr != nil {
+			return serr
+		}
+		c.info = info
+		data, err = c.post(ctx, body)
+	}
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.info.Token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("adi: the daemon at %s does not answer: %w: %w", c.info.URL, errUnreachable, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return fmt.Errorf("adi: reading the daemon's answer: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error json.RawMessage `json:"error"`
-		}
-		_ = json.Unmarshal(data, &e)
-		return fmt.Errorf("adi: the daemon refused the call (HTTP %d): %s: %w", resp.StatusCode, bytes.TrimSpace(e.Error), errUnreachable)
-	}
+	c.env = nil // this daemon answers; later calls go to it
 	var rep struct {
 		Result json.RawMessage `json:"result"`
 		Error  *server.Error   `json:"error"`
@@ -77,4 +121,86 @@ func (c *rpcClient) call(ctx context.Context, method string, params, out any) er
 		return json.Unmarshal(rep.Result, out)
 	}
 	return nil
+}
+
+// post sends one JSON-RPC message and returns the body of the answer.
+func (c *rpcClient) post(ctx context.Context, body []byte) ([]byte, error) {
+	u, err := url.Parse(c.info.URL)
+	if err != nil || u.Scheme != "http" || u.Host == "" {
+		return nil, fmt.Errorf("adi: the daemon's address %q is not http://HOST:PORT; run `adi stop` and try again: %w", c.info.URL, errUnreachable)
+	}
+	req := make([]byte, 0, 256+len(body))
+	req = append(req, "POST /api/rpc HTTP/1.1\r\nHost: "...)
+	req = append(req, u.Host...)
+	req = append(req, "\r\nAuthorization: Bearer "...)
+	req = append(req, c.info.Token...)
+	req = append(req, "\r\nContent-Type: application/json\r\nContent-Length: "...)
+	req = strconv.AppendInt(req, int64(len(body)), 10)
+	req = append(req, "\r\n\r\n"...)
+	req = append(req, body...)
+
+	for attempt := 0; ; attempt++ {
+		reused := c.conn != nil && c.used
+		if c.conn == nil {
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, "tcp", u.Host)
+			if err != nil {
+				return nil, notSent{fmt.Errorf("adi: the daemon at %s does not answer: %w: %w", c.info.URL, errUnreachable, err)}
+			}
+			c.conn, c.br = conn, bufio.NewReaderSize(conn, 16<<10)
+		}
+		data, sent, err := c.exchange(ctx, req)
+		if err == nil {
+			return data, nil
+		}
+		c.close()
+		if !sent && reused && attempt == 0 {
+			continue // the daemon closed the idle connection: send the call on a new one
+		}
+		return nil, err
+	}
+}
+
+// exchange writes one request on the connection and reads its answer. sent reports whether the
+// daemon may have received the request (then it is not sent again).
+func (c *rpcClient) exchange(ctx context.Context, req []byte) (data []byte, sent bool, err error) {
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if _, err := c.conn.Write(req); err != nil {
+		return nil, false, fmt.Errorf("adi: the daemon at %s does not answer: %w: %w", c.info.URL, errUnreachable, ctxErr(ctx, err))
+	}
+	if _, err := c.br.Peek(1); err != nil {
+		// Nothing came back: a closed idle connection, or a daemon that died on the call.
+		return nil, !errors.Is(err, io.EOF), fmt.Errorf("adi: the daemon at %s does not answer: %w: %w", c.info.URL, errUnreachable, ctxErr(ctx, err))
+	}
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		return nil, true, fmt.Errorf("adi: the daemon at %s does not answer: %w: %w", c.info.URL, errUnreachable, ctxErr(ctx, err))
+	}
+	data, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, true, fmt.Errorf("adi: reading the daemon's answer: %w", ctxErr(ctx, err))
+	}
+	if resp.Close {
+		c.close()
+	} else {
+		c.used = true
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error json.RawMessage `json:"error"`
+		}
+		_ = json.Unmarshal(data, &e)
+		return nil, true, notSent{fmt.Errorf("adi: the daemon refused the call (HTTP %d): %s: %w", resp.StatusCode, bytes.TrimSpace(e.Error), errUnreachable)}
+	}
+	return data, true, nil
+}
+
+// ctxErr returns the context's error when it ended (the call was interrupted), else err.
+func ctxErr(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	return err
 }

@@ -113,11 +113,11 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 	if code != ExitOK {
 		return code
 	}
-	info, err := ensureDaemon(ctx, env)
+	rpc, err := daemonRPC(ctx, env)
 	if err != nil {
 		return fail(env, err)
 	}
-	rpc := newRPC(info)
+	defer rpc.close()
 	exitCode := -1
 	if inv.Target != "" {
 		created, err := openSession(ctx, env, rpc, id, inv)
@@ -194,6 +194,9 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 	if env.Python != "" {
 		params["python"] = env.Python
 	}
+	if focus := focusOf(inv.Calls); len(focus) > 0 {
+		params["focus"] = focus
+	}
 	var res server.CreateResult
 	if err := rpc.call(ctx, "session.create", params, &res); err != nil {
 		return nil, err
@@ -210,6 +213,32 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 		}
 	}
 	return &res, nil
+}
+
+// focusOf lists the frames whose FLTs the calls show, for session.create's focus: a first run
+// that records them answers the command without a second run. A conditional breakpoint's first
+// hit is not known before the run, so it names none.
+func focusOf(calls []Call) []string {
+	var refs []string
+	add := func(v any) {
+		if s, ok := v.(string); ok && s != "" {
+			refs = append(refs, s)
+		}
+	}
+	for _, c := range calls {
+		switch c.Method {
+		case "adi.break":
+			if _, cond := c.Params["cond"]; !cond {
+				add(c.Params["func"])
+			}
+		case "adi.step_into", "adi.flt":
+			add(c.Params["frame"])
+		case "adi.diff":
+			add(c.Params["a"])
+			add(c.Params["b"])
+		}
+	}
+	return refs
 }
 
 // flush prints the results: their texts, or the JSON.
@@ -255,12 +284,13 @@ func fail(env *Env, err error) int {
 
 // Sessions lists the daemon's sessions.
 func Sessions(ctx context.Context, env *Env, asJSON bool) int {
-	info, err := ensureDaemon(ctx, env)
+	rpc, err := daemonRPC(ctx, env)
 	if err != nil {
 		return fail(env, err)
 	}
+	defer rpc.close()
 	var raw json.RawMessage
-	if err := newRPC(info).call(ctx, "session.list", nil, &raw); err != nil {
+	if err := rpc.call(ctx, "session.list", nil, &raw); err != nil {
 		return fail(env, err)
 	}
 	if asJSON {

@@ -44,7 +44,9 @@ func adiBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "adi")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/adi-bridge/adi/cmd/adi").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", binPath, "github.com/adi-bridge/adi/cmd/adi")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` builds it
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build ./cmd/adi: %v\n%s", err, out)
 		}
@@ -253,4 +255,77 @@ func mustRead(t *testing.T, dir, name string) []byte {
 	b, err := os.ReadFile(filepath.Join(dir, name))
 	require.NoError(t, err)
 	return b
+}
+
+// TestCLIChangedSourceRecordsAgain checks that a command naming the target reuses the recording
+// while the source is as recorded (also after the staleness check has cached the recording's
+// files), and records again once a source file changed, keeping the breakpoints.
+func TestCLIChangedSourceRecordsAgain(t *testing.T) {
+	dir := demoDir(t)
+	r := newCLI(t, dir)
+	cmd := "python orders.py"
+
+	res := r.run("break", cmd, "orders.py:bulk_rate")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, "^adi: recorded `python orders.py`: 12 call\\(s\\)", res.stderr)
+	for i := 0; i < 2; i++ {
+		res = r.run("state", cmd)
+		require.Equal(t, 0, res.code, res.stderr)
+		assert.Empty(t, res.stderr, "the source is as recorded")
+	}
+
+	file := filepath.Join(dir, "orders.py")
+	later := time.Now().Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(file, later, later))
+	res = r.run("state", cmd)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, "^adi: recorded `python orders.py`: 12 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
+	assert.Equal(t, "Breakpoints (1):\n  1. orders:bulk_rate  (every call)\nInspecting: orders:<module>#1 (T[0]; the recording has 12 call(s))\n", res.stdout)
+}
+
+// focusProgram spends more steps than the eager FLTs' budget before it calls work, so that the
+// first run records work#2's FLT only when the first command's focus asks for it.
+const focusProgram = `def busy():
+    total = 0
+    for i in range(12500):
+        total += i
+    return total
+
+
+def work(i):
+    doubled = i * 2
+    return doubled + 1
+
+
+busy()
+for i in range(3):
+    print(work(i))
+`
+
+// TestCLIFirstCommandFocus checks that a session's first command that shows a frame eager FLTs
+// do not reach is answered from the first run: the CLI passes the frame as session.create's focus.
+func TestCLIFirstCommandFocus(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.py"), []byte(focusProgram), 0o644))
+	r := newCLI(t, dir)
+	cmd := "python3 t.py"
+
+	res := r.run("break", cmd, "t.py:work#2")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, "^adi: recorded `python3 t.py`: 5 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
+	assert.Equal(t, "break → t:work#2  (breakpoint t:work  (every call) set; continue moves to its next hit)\n\n"+
+		"Frame: t:work#2   (caller t:<module>#1, line 15)\nArgs: i = 1\n\n"+
+		"   9 | doubled = i * 2\n     |   + doubled = 2\n  10 | return doubled + 1\n\nReturn: 3\n", res.stdout)
+	runsDir := filepath.Join(r.state, "sessions", cli.SessionID(dir, cmd), "runs")
+	runs, err := os.ReadDir(runsDir)
+	require.NoError(t, err)
+	assert.Len(t, runs, 1, "the first run recorded work#2's FLT")
+
+	// work#3 was not in focus and starts after the eager FLTs' budget: showing it runs again.
+	res = r.run("flt", "t:work#3")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "Frame: t:work#3   (caller t:<module>#1, line 15)\nArgs: i = 2\n")
+	runs, err = os.ReadDir(runsDir)
+	require.NoError(t, err)
+	assert.Len(t, runs, 2, "work#3's FLT needed a second run")
 }

@@ -14,6 +14,7 @@ type openIn struct {
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"wall-clock limit of one run of the command (default 60)"`
 	Session        string            `json:"session,omitempty" jsonschema:"an id for the session; if a session of that id already recorded this command and the sources did not change, it is reused without running anything"`
+	Focus          []string          `json:"focus,omitempty" jsonschema:"frames you will look at first (e.g. ['pkg/mod.py:func#2', 'mod:Class.method#1']): the recording run also records their FLTs, so looking at them needs no re-run"`
 }
 
 type breakIn struct {

@@ -52,6 +52,10 @@ type Handler struct {
 	// creating serialises session.create calls naming the same id, so that two clients opening
 	// one target at once record it once and share it.
 	creating sync.Map // id → *sync.Mutex
+
+	// sources caches the source files of each session's recording, for session.create's
+	// check that a reused recording is still current.
+	sources sync.Map // id → *recordedFiles
 }
 
 // lockID serialises work on one session id; call the returned function to unlock.

@@ -14,7 +14,7 @@ import (
 func init() {
 	register(
 		&method{name: "session.create", summary: "record a target command once (T) and open a session on it",
-			usage: "{command, id?, reuse?, dir?, env?, root?, include?, exclude?, timeout_ms?, limits?, repr_limit?, python?, no_seed?}",
+			usage: "{command, id?, reuse?, dir?, env?, root?, include?, exclude?, timeout_ms?, limits?, repr_limit?, python?, no_seed?, focus?}",
 			call:  sessionCreate},
 		&method{name: "session.list", usage: "{}", summary: "list open sessions and those left on disk", call: sessionList},
 		&method{name: "session.get", usage: "{session}", summary: "describe one session and its recording run", call: sessionGet},
@@ -80,7 +80,7 @@ func sessionCreate(c *call) (any, error) {
 		Root: p.String("root", false), Include: p.Strings("include"), Exclude: p.Strings("exclude"),
 		Timeout:   time.Duration(p.Int("timeout_ms", false, 1)) * time.Millisecond,
 		ReprLimit: p.Int("repr_limit", false, 1), Python: p.String("python", false),
-		NoSeed: p.Bool("no_seed"),
+		NoSeed: p.Bool("no_seed"), Focus: p.Strings("focus"),
 	}
 	opts.Limits = limits(p)
 	id, reuse := p.String("id", false), p.Bool("reuse")
@@ -99,7 +99,7 @@ func sessionCreate(c *call) (any, error) {
 			return nil, newError(CodeBadInput, "session %s already exists; pass reuse: true to use it, close it first, or pick another id", id)
 		case reuse:
 			if s, err := c.h.mgr.Get(c.ctx, id); err == nil {
-				if sameTarget(s.Opts, opts) && !stale(s) && !moreTime(s, opts) {
+				if sameTarget(s.Opts, opts) && !c.h.stale(s) && !moreTime(s, opts) {
 					return createResult(s, true), nil
 				}
 				carry = breakpoints(c, s)
@@ -152,25 +152,50 @@ func moreTime(s *bridge.Session, want bridge.Options) bool {
 }
 
 // stale reports whether a source file of the recording changed after it was made: a reused
-// recording would then describe code that no longer exists.
-func stale(s *bridge.Session) bool {
+// recording would then describe code that no longer exists. It stats each file the recording's
+// frames come from; the list of those files is made once per recording (walking every frame of
+// a big recording takes milliseconds), so that a reuse costs a stat per file.
+func (h *Handler) stale(s *bridge.Session) bool {
 	t := s.Trace()
 	if t == nil {
 		return false
 	}
 	created := s.Info().Created
+	for _, f := range h.sourceFiles(s.ID, created, t) {
+		if st, err := os.Stat(f); err == nil && st.ModTime().After(created) {
+			return true
+		}
+	}
+	return false
+}
+
+// recordedFiles is the list of source files of one recording, cached by session id.
+type recordedFiles struct {
+	created time.Time // the session's creation time and number of frames identify the recording
+	frames  int
+	files   []string
+}
+
+// sourceFiles returns the distinct source files of a session's recording t, in the order their
+// first frames appear.
+func (h *Handler) sourceFiles(id string, created time.Time, t *adi.Trace) []string {
+	if v, ok := h.sources.Load(id); ok {
+		if rf := v.(*recordedFiles); rf.created.Equal(created) && rf.frames == len(t.Frames) {
+			return rf.files
+		}
+	}
 	seen := map[string]bool{}
+	var files []string
 	for i := range t.Frames {
 		f := t.Frames[i].File
 		if f == "" || seen[f] {
 			continue
 		}
 		seen[f] = true
-		if st, err := os.Stat(f); err == nil && st.ModTime().After(created) {
-			return true
-		}
+		files = append(files, f)
 	}
-	return false
+	h.sources.Store(id, &recordedFiles{created: created, frames: len(t.Frames), files: files})
+	return files
 }
 
 // breakpoints returns a session's B, to carry it over to a new recording of the same target.
