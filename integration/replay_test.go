@@ -12,13 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// replayProgram copies one of testdata/replay's programs into a fresh directory and returns a CLI
-// on it. Each program spends its first 25,000 statements in busy(), past the first run's eager
-// FLTs, so that work#2's FLT needs a re-run.
-func replayProgram(t *testing.T, name string) *cliRun {
+// replayProgram copies one of testdata/replay's programs into a fresh directory, records it with
+// call-tree (and the extra flags), and returns a CLI on it. Each program spends its first 25,000
+// statements in busy(), past the first run's eager FLTs, so that work#2's FLT needs a re-run.
+func replayProgram(t *testing.T, name string, flags ...string) *cliRun {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), mustRead(t, testdata(t, "replay"), name), 0o644))
-	return newCLI(t, dir)
+	r := newCLI(t, dir)
+	res := r.run(append([]string{"call-tree", "python3 " + name, "--depth", "1"}, flags...)...)
+	require.Equal(t, 0, res.code, res.stderr)
+	return r
 }
 
 // workFLT is the answer of `break CMD FILE:work#2` in every replay program, up to its notes.
@@ -57,8 +60,7 @@ func TestReplayHashOrder(t *testing.T) {
 		require.True(t, strings.HasPrefix(res.stdout, head), res.stdout)
 		assert.Regexp(t, `^(Note: this re-run differed from the recording \(order:ambiguous#\d's argument [ab] is \(.*\) in the re-run, \(.*\) in the recording\); the frames shown are the same invocations as recorded\n)?$`,
 			strings.TrimPrefix(res.stdout, head))
-		r.run("clear") // the next break records work#2 again in a new session
-		r.run("stop")
+		r.run("stop") // the next break records work#2 again in a new session
 		r = replayProgram(t, "order.py")
 	}
 }
@@ -75,10 +77,15 @@ func TestReplaySeededRandom(t *testing.T) {
 		"  18 | return doubled + 1\n\n"+
 		"Return: 3\n", res.stdout)
 
-	r = replayProgram(t, "rand.py")
-	res = r.run("break", "python3 rand.py", "rand.py:work#2", "--no-seed")
+	r = replayProgram(t, "rand.py", "--no-seed")
+	res = r.run("break", "python3 rand.py", "rand.py:work#2")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Regexp(t, `\nNote: this re-run differed from the recording \(rand:pick#1's argument n is \d+ in the re-run, \d+ in the recording\); the frames shown are the same invocations as recorded\n$`, res.stdout)
+
+	// pick#1 itself differs in every unseeded run: refused, with the argument and its two values
+	res = r.run("flt", "rand.py:pick#1")
+	assert.Equal(t, 1, res.code, res.stdout)
+	assert.Regexp(t, `^adi: cannot record the FLT of rand:pick#1: rand:pick#1's argument n is \d+ in the re-run, \d+ in the recording; the program does not run the same way twice \(it depends on time, input or the environment, or on randomness adi does not seed\)\n$`, res.stderr)
 }
 
 // TestReplayLookingChangesNothing: a lazy proxy whose __class__ evaluates it and a __repr__ that
