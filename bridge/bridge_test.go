@@ -54,10 +54,10 @@ func TestReplayedUpTo(t *testing.T) {
 		return tr
 	}
 	s := &Session{trace: mk("a", "b", "c")}
-	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c")))
-	assert.Equal(t, 1, s.replayedUpTo(mk("a", "x", "c")))
-	assert.Equal(t, 2, s.replayedUpTo(mk("a", "b")))
-	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c", "d")))
+	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c"), false))
+	assert.Equal(t, 1, s.replayedUpTo(mk("a", "x", "c"), false))
+	assert.Equal(t, 2, s.replayedUpTo(mk("a", "b"), false))
+	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c", "d"), false))
 }
 
 func TestDedupEnv(t *testing.T) {

@@ -114,7 +114,7 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string) (*adi.ExecResult, error) {
 	f := s.trace.Frames[j]
 	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit, Exec: stmt}
-	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}}
+	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}, Light: true}
 	run, err := s.record(ctx, "exec in "+f.FID.String(), req)
 	if err != nil {
 		return nil, err

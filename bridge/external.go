@@ -246,7 +246,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	s.busy.Store(true)
 	defer s.busy.Store(false)
 	defer s.refreshInfo()
-	var req RunRequest
+	req := RunRequest{Light: true}
 	var want []int
 	for _, j := range frames {
 		f := s.trace.Frame(j)

@@ -32,7 +32,7 @@ type replay struct {
 func (s *Session) replayOf(run *Run) *replay {
 	rp := &replay{flts: map[int]*adi.FLT{}, refused: map[int]string{}}
 	rt := run.Rec.Trace
-	k := s.replayedUpTo(rt)
+	k := s.replayedUpTo(rt, run.Light)
 	switch {
 	case k < s.trace.Len() && k < rt.Len():
 		rp.differ = s.firstDifference(rt, k)
@@ -164,6 +164,9 @@ func (s *Session) firstDifference(rt *adi.Trace, k int) string {
 		return fmt.Sprintf("call %d is %s in the re-run, %s in the recording", k+1, b.FID, a.FID)
 	case a.Caller != b.Caller:
 		return fmt.Sprintf("%s has another caller in the re-run", a.FID)
+	}
+	if len(b.Args) == 0 && len(a.Args) > 0 { // a light re-run recorded no values for it
+		return fmt.Sprintf("%s's arguments differ", a.FID)
 	}
 	for i := 0; i < len(a.Args) && i < len(b.Args); i++ {
 		if a.Args[i].Value != b.Args[i].Value {

@@ -48,6 +48,7 @@ type Program struct {
 type Run struct {
 	Dir      string // the run's directory: config, probe output, stdout, stderr
 	Debug    bool   // ran under debugpy
+	Light    bool   // T holds values only for the functions the request named (RunRequest.Light)
 	Rec      *probe.Recording
 	Stdout   []byte
 	Stderr   []byte
@@ -71,6 +72,9 @@ type RunRequest struct {
 	Stops []probe.Stop
 	// TraceAll > 0 records eager FLTs: every invocation's, until that many steps are recorded.
 	TraceAll int
+	// Light is for re-runs: T's values are recorded only for the functions the request names
+	// (probe config "light"); the session's recording has the others.
+	Light bool
 	// Output receives the target's output as it comes (may be nil): category is "stdout" or "stderr".
 	Output func(category string, text []byte)
 }
@@ -125,6 +129,7 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 		Version: 1, Out: dir, Target: p.Target, Root: p.Root, Include: nonNil(p.Include), Exclude: nonNil(p.Exclude),
 		ReprLimit: p.ReprLimit, Limits: p.Limits,
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
+		Light: req.Light,
 	}
 	if req.TraceAll > 0 {
 		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll, MaxMS: EagerMS}
@@ -168,7 +173,7 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	stderr := &capture{category: "stderr", sink: req.Output}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 
-	run := &Run{Dir: dir}
+	run := &Run{Dir: dir, Light: req.Light}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", p.Python, err)

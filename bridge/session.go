@@ -287,7 +287,7 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 		return nil, adi.NotFoundf("no frame %d in the recording", j)
 	}
 	sel := append([]int{j}, s.nextHits(j, batchMax)...)
-	req := RunRequest{}
+	req := RunRequest{Light: true}
 	for _, k := range sel {
 		if _, ok := s.flts[k]; ok && k != j {
 			continue
@@ -381,12 +381,17 @@ func (s *Session) note(text string) {
 }
 
 // replayedUpTo returns the index of the first frame where t differs from the recording (caller,
-// fid or argument fingerprint), or the length of the common prefix.
-func (s *Session) replayedUpTo(t *adi.Trace) int {
+// fid or argument fingerprint), or the length of the common prefix. A light re-run's trace holds
+// argument fingerprints only for the functions it was asked about: light compares the others by
+// fid and caller.
+func (s *Session) replayedUpTo(t *adi.Trace, light bool) int {
 	n := min(t.Len(), s.trace.Len())
 	for k := 0; k < n; k++ {
 		a, b := &s.trace.Frames[k], &t.Frames[k]
-		if a.FID != b.FID || a.Caller != b.Caller || a.ArgsFP != b.ArgsFP {
+		if a.FID != b.FID || a.Caller != b.Caller {
+			return k
+		}
+		if a.ArgsFP != b.ArgsFP && (!light || len(b.Args) > 0 || len(a.Args) == 0) {
 			return k
 		}
 	}
@@ -407,7 +412,7 @@ func runSummary(r *Run) string {
 // ensureConditions evaluates, in one re-run, every condition of B not evaluated yet, recording the
 // FLTs of their first hits at the same time.
 func (s *Session) ensureConditions(ctx context.Context) error {
-	var req RunRequest
+	req := RunRequest{Light: true}
 	var pending []adi.Breakpoint
 	for _, b := range s.state.Breakpoints {
 		if b.Cond == "" {

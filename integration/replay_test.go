@@ -66,7 +66,9 @@ func TestReplayHashOrder(t *testing.T) {
 }
 
 // TestReplaySeededRandom: random's unseeded generator draws the same numbers in every run of a
-// session, so the re-run replays exactly (no note); with --no-seed it differs where pick is called.
+// session, so the re-run replays exactly (no note); with --no-seed pick's argument differs, which
+// does not matter for work#2 (a re-run records values only for the frames it answers for, so it
+// does not see it) but refuses pick#1 itself.
 func TestReplaySeededRandom(t *testing.T) {
 	r := replayProgram(t, "rand.py")
 	res := r.run("break", "python3 rand.py", "rand.py:work#2")
@@ -80,7 +82,7 @@ func TestReplaySeededRandom(t *testing.T) {
 	r = replayProgram(t, "rand.py", "--no-seed")
 	res = r.run("break", "python3 rand.py", "rand.py:work#2")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Regexp(t, `\nNote: this re-run differed from the recording \(rand:pick#1's argument n is \d+ in the re-run, \d+ in the recording\); the frames shown are the same invocations as recorded\n$`, res.stdout)
+	assert.True(t, strings.HasPrefix(res.stdout, workFLT("rand", 24)), res.stdout)
 
 	// pick#1 itself differs in every unseeded run: refused, with the argument and its two values
 	res = r.run("flt", "rand.py:pick#1")

@@ -70,7 +70,7 @@ class CodeInfo:
 
     __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
-                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render")
+                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light")
 
     def __init__(self, cid, func, next_ids, code, watch, render, budget, is_import=False):
         self.cid = cid
@@ -93,6 +93,7 @@ class CodeInfo:
         # Recorder.thread_hooks): `render` renders this function's returned and yielded values
         self.budget = budget
         self.render = render
+        self.light = False  # a light run records no values for this function (Recorder.classify)
         b = code.co_code
         rets = _offsets(b, _RETURNS)
         yields = _offsets(b, _YIELD)
@@ -275,6 +276,9 @@ class Recorder:
                             self.cfg.render_calls, code.co_name == "<module>" and code is not self.main_code)
             if self.eager is not None and self.eager[0] > 0:
                 info.state0 = SLOW  # every entry goes through enter_slow while eager FLTs last
+            if self.cfg.light and info.watch is None:
+                info.light = True
+                info.render = _no_value
             self.out.calls.append(("code", info.cid, func, path, code.co_firstlineno, info.argkeys))
             self.codes[key] = info
             return info
@@ -396,7 +400,7 @@ class Recorder:
                 if tid < 0:
                     tid = rec.announce(ts)
             # the arguments are rendered first: that may run user code (__repr__)
-            nargs = info.nargs
+            nargs = 0 if info.light else info.nargs  # a light run: no values (config "light")
             if nargs == 1:
                 a = frame.f_locals[info.arg0]
                 t = type(a)
@@ -917,6 +921,11 @@ def _fp_text(e):
 def _describe_call(chain, fp):
     """How a divergence shows one side: the callers (outermost first) and the args fingerprint."""
     return "callers %s, args %s" % (" > ".join(chain) if chain else "(none)", fp)
+
+
+def _no_value(v):
+    """A light run's rendering of a value it does not record (config "light")."""
+    return None
 
 
 class _Unbound:

@@ -228,3 +228,19 @@ class Threads(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Light(unittest.TestCase):
+    def test_values_only_for_named_functions(self):
+        from .harness import record, script
+        full = record(script("methods.py"))
+        rec = record(script("methods.py"), light=True, trace=[{"func": "methods:main.<locals>.<lambda>", "index": 2}])
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        self.assertEqual([i.fid for i in rec.order], [i.fid for i in full.order], "the same T")
+        for inv, ref in zip(rec.order, full.order):
+            if inv.fid.startswith("methods:main.<locals>.<lambda>#"):
+                self.assertEqual(inv.args, ref.args, inv.fid)
+            else:
+                self.assertEqual(inv.args, [], inv.fid)
+        self.assertEqual(rec.steps("methods:main.<locals>.<lambda>#2"), record(
+            script("methods.py"), trace=[{"func": "methods:main.<locals>.<lambda>", "index": 2}]).steps("methods:main.<locals>.<lambda>#2"))
