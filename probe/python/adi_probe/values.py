@@ -755,7 +755,9 @@ class Values:
                 return reprs, cache[key]
             except (KeyError, TypeError):
                 pass
-            fp = fp_value([("t", _type_name(k)) if type(k) is type else k for k in key])
+            # the "#" text itself: written on most calls, it keeps records small and the reader
+            # does not checksum it again and again
+            fp = fp_text(fp_value([("t", _type_name(k)) if type(k) is type else k for k in key]))
             if len(cache) < 8192:
                 try:
                     cache[key] = fp
