@@ -114,38 +114,124 @@ const (
 // was cut off, makes a Partial trace rather than an error: what was written is kept. Call records
 // come in any order (an invocation is written when it ends, or "open" when a batch is written while
 // it runs); they are placed by idx, and T ends before the first idx that no record names.
-func Read(dir string) (*Recording, error) {
+func Read(dir string) (*Recording, error) { return NewTail(dir).Finish() }
+
+// Tail reads a run's output while the run writes it: Poll decodes the batches of calls.bin
+// written so far (the probe writes each batch with one write), so that decoding T, a third of a
+// second for 200,000 calls, overlaps the run instead of following it; Finish reads the rest and
+// returns the Recording as Read does. Not safe for concurrent use.
+type Tail struct {
+	dir   string
+	d     *decoder
+	f     *os.File
+	off   int64 // where the next batch starts in calls.bin (0: the header is not read yet)
+	buf   []byte
+	err   error // the first error; Finish returns it
+	ended bool  // the magic was wrong or a batch corrupt: nothing more is read
+}
+
+// NewTail starts reading the run whose output directory is dir.
+func NewTail(dir string) *Tail {
+	return &Tail{dir: dir, d: &decoder{codes: map[int]*code{}, trace: &adi.Trace{}}}
+}
+
+// Poll decodes every complete batch of calls.bin written since the last call; a batch being
+// written waits for the next call. Errors are kept for Finish.
+func (t *Tail) Poll() { t.poll(false) }
+
+// poll reads batches; final reports a trailing incomplete batch as cut (the writer died).
+func (t *Tail) poll(final bool) (cut bool) {
+	if t.ended || t.err != nil {
+		return false
+	}
+	path := filepath.Join(t.dir, CallsFile)
+	if t.f == nil {
+		f, err := os.Open(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		if err != nil {
+			t.err = fmt.Errorf("read probe output: %w", err)
+			return false
+		}
+		t.f = f
+	}
+	if t.off == 0 {
+		magic := make([]byte, len(callsMagic))
+		n, _ := t.f.ReadAt(magic, 0)
+		switch {
+		case n < len(magic) && string(magic[:n]) == callsMagic[:n]:
+			return true // the writer has not written its header yet, or died before
+		case string(magic) != callsMagic:
+			t.err = fmt.Errorf("probe output %s is not a probe file (%q expected; written by another version of the probe?)", path, strings.TrimSpace(callsMagic))
+			return false
+		}
+		t.off = int64(len(magic))
+	}
+	var head [4]byte
+	for {
+		if n, _ := t.f.ReadAt(head[:], t.off); n < len(head) {
+			return n > 0
+		}
+		n := int(binary.LittleEndian.Uint32(head[:]))
+		if n > maxBatch {
+			t.err, t.ended = fmt.Errorf("probe output %s is corrupt: a batch of %d bytes", path, n), true
+			return false
+		}
+		if cap(t.buf) < n {
+			t.buf = make([]byte, n)
+		}
+		buf := t.buf[:n]
+		if got, _ := t.f.ReadAt(buf, t.off+4); got < n {
+			return true // being written (or, at the end, cut off)
+		}
+		if err := decodeBatch(path, buf, t.d.callRecord); err != nil {
+			t.err, t.ended = err, true
+			return false
+		}
+		t.off += int64(4 + n)
+	}
+}
+
+// Finish reads what remains of the run's output (the rest of calls.bin, result.json, flt.bin) and
+// builds the Recording.
+func (t *Tail) Finish() (*Recording, error) {
+	defer func() {
+		if t.f != nil {
+			t.f.Close()
+		}
+	}()
 	rec := &Recording{FLTs: map[int]*adi.FLT{}}
-	res, err := readResult(filepath.Join(dir, ResultFile))
+	res, err := readResult(filepath.Join(t.dir, ResultFile))
 	if err != nil {
 		return nil, err
 	}
 	rec.Result = res
-	d := &decoder{codes: map[int]*code{}, trace: &adi.Trace{}}
-	if res != nil && res.Calls > 0 {
+	d := t.d
+	if res != nil && res.Calls > 0 && len(d.calls) == 0 {
 		// one allocation for the call records instead of a slice grown record by record (the
 		// count is the probe's; bounded so that a corrupt result.json cannot ask for much)
 		d.calls = make([]call, 0, min(res.Calls, 1<<22))
 	}
-	cut, err := eachRecord(filepath.Join(dir, CallsFile), callsMagic, d.callRecord)
-	if err != nil {
-		return nil, err
+	cut := t.poll(true)
+	if t.err != nil {
+		return nil, t.err
 	}
 	gap, err := d.build()
 	if err != nil {
 		return nil, err
 	}
-	t := d.trace
+	tr := d.trace
 	// a run the probe stopped wrote all it recorded: it is cut, not partial (the bridge notes why)
-	t.Partial = res == nil || (!res.Complete && res.Stopped == "") || cut || gap
+	tr.Partial = res == nil || (!res.Complete && res.Stopped == "") || cut || gap
 	if res != nil {
-		t.Unrecorded = res.UnrecordedCalls
-		t.Limit = res.Limit
+		tr.Unrecorded = res.UnrecordedCalls
+		tr.Limit = res.Limit
 	}
-	t.Index()
-	rec.Trace = t
+	tr.Index()
+	rec.Trace = tr
 	fd := &fltDecoder{d: d, flts: rec.FLTs, stmts: map[int]map[int]string{}}
-	if _, err := eachRecord(filepath.Join(dir, FLTFile), fltMagic, fd.record); err != nil {
+	if _, err := eachRecord(filepath.Join(t.dir, FLTFile), fltMagic, fd.record); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -221,31 +307,39 @@ func eachRecord(path, fileMagic string, fn func(tag string, rec []any) error) (c
 			}
 			return false, fmt.Errorf("read probe output: %w", err)
 		}
-		v, rest, err := unmarshal(buf)
-		if err == nil && len(rest) > 0 {
-			err = errors.New("data after the batch")
-		}
-		batch, ok := v.([]any)
-		if err == nil && !ok {
-			err = fmt.Errorf("batch is a %T, not a list", v)
-		}
-		if err != nil {
-			return false, fmt.Errorf("probe output %s is corrupt: %w", path, err)
-		}
-		for _, item := range batch {
-			rec, ok := item.([]any)
-			if !ok || len(rec) == 0 {
-				return false, fmt.Errorf("probe output %s: a record is not a tuple", path)
-			}
-			tag, ok := rec[0].(string)
-			if !ok {
-				return false, fmt.Errorf("probe output %s: record without a tag", path)
-			}
-			if err := fn(tag, rec[1:]); err != nil {
-				return false, fmt.Errorf("probe output %s: %s record: %w", path, tag, err)
-			}
+		if err := decodeBatch(path, buf, fn); err != nil {
+			return false, err
 		}
 	}
+}
+
+// decodeBatch decodes one batch of records (a marshal list of tuples) and calls fn for each.
+func decodeBatch(path string, buf []byte, fn func(tag string, rec []any) error) error {
+	v, rest, err := unmarshal(buf)
+	if err == nil && len(rest) > 0 {
+		err = errors.New("data after the batch")
+	}
+	batch, ok := v.([]any)
+	if err == nil && !ok {
+		err = fmt.Errorf("batch is a %T, not a list", v)
+	}
+	if err != nil {
+		return fmt.Errorf("probe output %s is corrupt: %w", path, err)
+	}
+	for _, item := range batch {
+		rec, ok := item.([]any)
+		if !ok || len(rec) == 0 {
+			return fmt.Errorf("probe output %s: a record is not a tuple", path)
+		}
+		tag, ok := rec[0].(string)
+		if !ok {
+			return fmt.Errorf("probe output %s: record without a tag", path)
+		}
+		if err := fn(tag, rec[1:]); err != nil {
+			return fmt.Errorf("probe output %s: %s record: %w", path, tag, err)
+		}
+	}
+	return nil
 }
 
 // maxBatch bounds one batch of calls.bin (the probe writes one every 2048 calls; a repr is bounded).
