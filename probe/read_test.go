@@ -176,3 +176,36 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestTailReadsWhileWritten writes calls.bin the way the probe does, a batch at a time, with a
+// Poll between every piece (a header alone, half a batch): the Tail decodes what is complete, waits
+// for the rest, and Finish gives the same recording as Read of the finished directory.
+func TestTailReadsWhileWritten(t *testing.T) {
+	whole := callsBin(t, sampleCalls)
+	result := `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3,"unrecorded_calls":0}`
+	dir := t.TempDir()
+	path := filepath.Join(dir, CallsFile)
+	tail := NewTail(dir)
+	tail.Poll() // no file yet
+	cuts := []int{3, len(callsMagic), len(callsMagic) + 2, len(callsMagic) + 30, len(whole) - 5, len(whole)}
+	for _, n := range cuts {
+		require.NoError(t, os.WriteFile(path, []byte(whole[:n]), 0o644))
+		tail.Poll()
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ResultFile), []byte(result), 0o644))
+	got, err := tail.Finish()
+	require.NoError(t, err)
+	want, err := Read(dir)
+	require.NoError(t, err)
+	assert.Equal(t, want.Trace, got.Trace)
+	assert.False(t, got.Trace.Partial)
+	assert.Equal(t, 3, got.Trace.Len())
+
+	// a batch cut off at the end (the writer died) is skipped and the trace is partial
+	require.NoError(t, os.WriteFile(path, []byte(whole[:len(whole)-5]), 0o644))
+	cut := NewTail(dir)
+	cut.Poll()
+	rec, err := cut.Finish()
+	require.NoError(t, err)
+	assert.True(t, rec.Trace.Partial)
+}
