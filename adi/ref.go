@@ -119,7 +119,7 @@ func parseNodeID(s string) (Ref, error) {
 	}
 	parts := strings.Split(test, "::")
 	for _, p := range parts {
-		if p == "" || hasSpace(p) || strings.ContainsAny(p, ":#[]") || strings.HasPrefix(p, "-") {
+		if p == "" || hasSpace(p) || strings.ContainsAny(p, ":#[].") || strings.HasPrefix(p, "-") {
 			return Ref{}, BadInputf("%q: write a pytest node id as FILE.py::TEST or FILE.py::CLASS::TEST", s)
 		}
 	}
