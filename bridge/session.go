@@ -100,7 +100,8 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 		return nil, err
 	}
 	prog := s.prog
-	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps(), Trace: focusSelectors(prog, s.target, opts.Focus)})
+	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps(), Trace: focusSelectors(prog, s.target, opts.Focus),
+		TraceTests: s.target.RunsTests()})
 	if err != nil {
 		return nil, err
 	}

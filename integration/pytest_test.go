@@ -98,6 +98,9 @@ Return: None
 
 	res = r.run("flt", cmd, filepath.Join(dir, "test_cart.py")+"::test_total")
 	assert.Regexp(t, "^Frame: test_cart:test_total#1   \\(entry frame\\)\nArgs: \\(none\\)\n\n   7 \\| assert cart.total", res.stdout)
+	runs, err := filepath.Glob(filepath.Join(r.state, "sessions", "*", "runs", "*"))
+	require.NoError(t, err)
+	assert.Len(t, runs, 1, "the tests' FLTs come with the first recording (trace_tests): %v", runs)
 
 	res = r.run("list-frames", cmd, "test_cart.py::TestLine::test_line[9-1.0]")
 	assert.Equal(t, 1, res.code, "a function command refuses a parametrize id")

@@ -18,6 +18,8 @@ type Config struct {
 	Stops      []Stop      `json:"stops"`
 	// Seed seeds random's unseeded generators the same way in every run (nil: not at all).
 	Seed *int `json:"seed,omitempty"`
+	// TraceTests records the FLT of every test function a test runner calls.
+	TraceTests bool `json:"trace_tests,omitempty"`
 	// Light records no argument, return or yield values in T except for the functions the
 	// run's trace, conditions, expect and stops name (a re-run: the recording has them).
 	Light bool `json:"light,omitempty"`

@@ -93,6 +93,7 @@ class Config:
         self.repr_time_ms = _num(data, "repr_time_ms", 20)
         self.render_calls = _int(data, "render_calls", DEFAULT_RENDER_CALLS)
         self.light = bool(data.get("light", False))
+        self.trace_tests = bool(data.get("trace_tests", False))
         self.seed = data.get("seed")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
             raise ConfigError("'seed' must be an integer or null")

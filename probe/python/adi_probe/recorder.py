@@ -70,7 +70,7 @@ class CodeInfo:
 
     __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
-                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light")
+                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test")
 
     def __init__(self, cid, func, next_ids, code, watch, render, budget, is_import=False):
         self.cid = cid
@@ -94,6 +94,7 @@ class CodeInfo:
         self.budget = budget
         self.render = render
         self.light = False  # a light run records no values for this function (Recorder.classify)
+        self.is_test = False  # a test function whose FLT is recorded when a runner calls it
         b = code.co_code
         rets = _offsets(b, _RETURNS)
         yields = _offsets(b, _YIELD)
@@ -276,6 +277,10 @@ class Recorder:
                             self.cfg.render_calls, code.co_name == "<module>" and code is not self.main_code)
             if self.eager is not None and self.eager[0] > 0:
                 info.state0 = SLOW  # every entry goes through enter_slow while eager FLTs last
+            if self.cfg.trace_tests and code.co_name.startswith("test"):
+                info.is_test = True
+                info.plain = False
+                info.state0 = SLOW
             if self.cfg.light and info.watch is None:
                 info.light = True
                 info.render = _no_value
@@ -457,6 +462,8 @@ class Recorder:
             if eager is not None and e[E_STEP] is None and eager[0] > 0 and not importing[0] \
                     and info.code.co_name != "<module>":
                 rec.eager_enter(e)
+            if info.is_test and e[E_STEP] is None and e[E_CALLER] < 0:
+                rec.test_enter(e)
 
         def attach(frame, e):
             """TRACE: return the local tracer. PROFILE: install it on the frame. MONITOR: nothing."""
@@ -761,6 +768,14 @@ class Recorder:
                 if eager[1] <= 0:
                     eager[0] = 0
             else:
+                self._start_stepper(e, False)
+        except Exception as exc:
+            self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
+
+    def test_enter(self, e):
+        """trace_tests: a test runner (not user code) called a test function: record its FLT."""
+        try:
+            if not self.out.over_limit:
                 self._start_stepper(e, False)
         except Exception as exc:
             self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)

@@ -205,3 +205,19 @@ class LaunchErrors(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TraceTests(unittest.TestCase):
+    """trace_tests: the FLT of each test function a test runner calls, not of what it calls."""
+
+    def test_unittest_methods(self):
+        rec = record(module("unittest", ["unittest_sample.T.test_add", "unittest_sample.T.test_other"]),
+                     trace_tests=True)
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        traced = sorted(rec.fid(i) for i in rec.flts)
+        self.assertEqual(traced, ["unittest_sample:T.test_add#1", "unittest_sample:T.test_other#1"])
+        self.assertEqual([s[0] for s in rec.steps("unittest_sample:T.test_add#1")], [10])
+
+    def test_off_by_default(self):
+        rec = record(module("unittest", ["unittest_sample.T.test_add"]))
+        self.assertEqual(rec.flts, {})
