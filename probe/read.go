@@ -121,13 +121,13 @@ func Read(dir string) (*Recording, error) {
 		return nil, err
 	}
 	rec.Result = res
-	d := &decoder{codes: map[int]*code{}, trace: &adi.Trace{}}
+	d := &decoder{codes: map[int]*code{}, trace: &adi.Trace{}, strs: newInterner()}
 	if res != nil && res.Calls > 0 {
 		// one allocation for the call records instead of a slice grown record by record (the
 		// count is the probe's; bounded so that a corrupt result.json cannot ask for much)
 		d.calls = make([]call, 0, min(res.Calls, 1<<22))
 	}
-	cut, err := eachRecord(filepath.Join(dir, CallsFile), callsMagic, d.callRecord)
+	cut, err := eachRecord(filepath.Join(dir, CallsFile), callsMagic, d.strs, d.callRecord)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func Read(dir string) (*Recording, error) {
 	t.Index()
 	rec.Trace = t
 	fd := &fltDecoder{d: d, flts: rec.FLTs, stmts: map[int]map[int]string{}}
-	if _, err := eachRecord(filepath.Join(dir, FLTFile), fltMagic, fd.record); err != nil {
+	if _, err := eachRecord(filepath.Join(dir, FLTFile), fltMagic, d.strs, fd.record); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -174,8 +174,9 @@ const (
 )
 
 // eachRecord calls fn for every record of calls.bin or flt.bin. It reports cut=true when the file
-// is missing or its last batch is incomplete (the writer died); that batch is skipped.
-func eachRecord(path, fileMagic string, fn func(tag string, rec []any) error) (cut bool, err error) {
+// is missing or its last batch is incomplete (the writer died); that batch is skipped. Equal
+// strings of the records are one string (strs).
+func eachRecord(path, fileMagic string, strs *interner, fn func(tag string, rec []any) error) (cut bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return true, nil
@@ -221,7 +222,7 @@ func eachRecord(path, fileMagic string, fn func(tag string, rec []any) error) (c
 			}
 			return false, fmt.Errorf("read probe output: %w", err)
 		}
-		v, rest, err := unmarshal(buf)
+		v, rest, err := unmarshalInterned(buf, strs)
 		if err == nil && len(rest) > 0 {
 			err = errors.New("data after the batch")
 		}
@@ -265,6 +266,7 @@ type decoder struct {
 	codes  map[int]*code
 	trace  *adi.Trace
 	codeOf []int // code id of each frame
+	strs   *interner
 
 	calls    []call    // call/callret/callexc records, in file order
 	outcomes []outcome // ret/exc/yield records, in file order
@@ -324,11 +326,12 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		}
 		switch fp := fp.(type) {
 		case nil: // "=" and the reprs: the arguments are short exact scalars
-			c.fp = "=" + strings.Join(c.args, ", ")
+			c.fp = d.strs.str("=" + strings.Join(c.args, ", "))
 		case string:
 			c.fp = fp
 		case []byte: // the probe's marshalled canonical tokens
-			c.fp = fpText(fp)
+			var b [17]byte
+			c.fp = d.strs.bytes(fpBytes(&b, fp))
 		default:
 			return fmt.Errorf("field 7: fingerprint of type %T", fp)
 		}
