@@ -171,15 +171,43 @@ func (t *Trace) Frame(i int) *Frame {
 
 // Index builds the derived lookups (invocations per function, callees per frame). It must be
 // called once after Frames is filled and before the trace is shared.
+//
+// Both lookups are cut from two slabs of len(Frames) ints (every frame is one invocation of one
+// function and the callee of at most one frame), so that a trace of a million frames holds no
+// slack of grown slices and costs two allocations instead of a million.
 func (t *Trace) Index() {
-	t.byFunc = make(map[string][]int)
+	n := len(t.Frames)
+	counts := make(map[string]int)
+	ncallees := make([]int32, n)
 	for i := range t.Frames {
-		t.Frames[i].Callees = nil
+		f := &t.Frames[i]
+		counts[f.FID.Func]++
+		if f.Caller >= 0 && f.Caller < n {
+			ncallees[f.Caller]++
+		}
+	}
+	slab := make([]int, n)
+	t.byFunc = make(map[string][]int, len(counts))
+	for i := range t.Frames {
+		fn := t.Frames[i].FID.Func
+		if _, ok := t.byFunc[fn]; !ok {
+			k := counts[fn]
+			t.byFunc[fn], slab = slab[:0:k], slab[k:]
+		}
+	}
+	callees := make([]int, n)
+	for i := range t.Frames {
+		k := int(ncallees[i])
+		if k == 0 {
+			t.Frames[i].Callees = nil
+			continue
+		}
+		t.Frames[i].Callees, callees = callees[:0:k], callees[k:]
 	}
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		t.byFunc[f.FID.Func] = append(t.byFunc[f.FID.Func], i)
-		if f.Caller >= 0 && f.Caller < len(t.Frames) {
+		if f.Caller >= 0 && f.Caller < n {
 			c := &t.Frames[f.Caller]
 			c.Callees = append(c.Callees, i)
 		}
