@@ -71,11 +71,11 @@ type Frame struct {
 	Index     int        `json:"index"`
 	FID       FID        `json:"fid"`
 	Caller    int        `json:"caller"` // index of the calling frame in T, -1 for an entry frame
-	Thread    int        `json:"thread"`
-	Depth     int        `json:"depth"` // 0 for an entry frame
+	Thread    int32      `json:"thread"`
+	Depth     int32      `json:"depth"` // 0 for an entry frame
 	File      string     `json:"file"`
-	Line      int        `json:"line"`      // first line of the function's definition
-	CallLine  int        `json:"call_line"` // line of the caller that made the call, 0 if none
+	Line      int32      `json:"line"`      // first line of the function's definition
+	CallLine  int32      `json:"call_line"` // line of the caller that made the call, 0 if none
 	Args      []Arg      `json:"args"`
 	ArgsFP    string     `json:"args_fp,omitempty"`
 	Status    Status     `json:"status"`
