@@ -8,6 +8,7 @@
 package adi
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -55,15 +56,45 @@ func (e *Exception) String() string {
 	return e.Type + ": " + e.Message
 }
 
-// Status says how an invocation ended.
-type Status string
+// Status says how an invocation ended. It is one byte in a Frame, and reads and writes as its
+// name ("returned", "raised", "unfinished"; the zero Status is "") in JSON and text.
+type Status uint8
 
 // The ways an invocation can end.
 const (
-	Returned   Status = "returned"   // it returned Frame.Return
-	Raised     Status = "raised"     // an exception escaped it (Frame.Exception)
-	Unfinished Status = "unfinished" // the run ended (or was cut) while it was active or suspended
+	Returned   Status = iota + 1 // it returned Frame.Return
+	Raised                       // an exception escaped it (Frame.Exception)
+	Unfinished                   // the run ended (or was cut) while it was active or suspended
 )
+
+var statusNames = [...]string{"", "returned", "raised", "unfinished"}
+
+// String returns the status's name.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText writes the status's name (encoding/json quotes it).
+func (s Status) MarshalText() ([]byte, error) {
+	if int(s) >= len(statusNames) {
+		return nil, fmt.Errorf("invalid status %d", s)
+	}
+	return []byte(statusNames[s]), nil
+}
+
+// UnmarshalText reads a status's name.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, name := range statusNames {
+		if string(b) == name {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown status %q", b)
+}
 
 // Frame is one entry of the call sequence T: one invocation with its caller, arguments and
 // outcome. Frames are identified inside a Trace by Index, their position in T.
