@@ -148,6 +148,9 @@ func Read(dir string) (*Recording, error) {
 	if _, err := eachRecord(filepath.Join(dir, FLTFile), fltMagic, d.strs, fd.record); err != nil {
 		return nil, err
 	}
+	for _, flt := range rec.FLTs { // the FLTs without an end (clipped again: a no-op)
+		clipSteps(flt)
+	}
 	return rec, nil
 }
 
@@ -645,6 +648,7 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 		}
 		if flt := fd.flts[idx]; flt != nil {
 			flt.Dropped = dropped
+			clipSteps(flt)
 			if len(rec) > 4 { // the value it returned, rendered in full
 				var ret string
 				if err := values(rec[4:], repr(&ret)); err != nil {
@@ -659,6 +663,14 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 	return nil
 }
 
+// clipSteps gives an FLT's steps a backing of their own length: appending step by step leaves up
+// to as much capacity again unused, for as long as the FLT is kept.
+func clipSteps(flt *adi.FLT) {
+	if cap(flt.Steps)-len(flt.Steps) > len(flt.Steps)/8 {
+		flt.Steps = append(make([]adi.Step, 0, len(flt.Steps)), flt.Steps...)
+	}
+}
+
 // decodeStep fills a step's changes, callees, loop positions and events.
 func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 	list := func(v any, what string) ([]any, error) {
@@ -671,6 +683,9 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 	items, err := list(changes, "changes")
 	if err != nil {
 		return err
+	}
+	if len(items) > 0 { // sized once: a step is kept as long as its FLT
+		st.Changes = make([]adi.Change, 0, len(items))
 	}
 	for _, c := range items {
 		ch, ok := c.([]any)
@@ -701,6 +716,9 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 	if items, err = list(callees, "callees"); err != nil {
 		return err
 	}
+	if len(items) > 0 {
+		st.Callees = make([]int, 0, len(items))
+	}
 	for i := range items {
 		var k int
 		if err := values(items[i:], &k); err != nil {
@@ -710,6 +728,9 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 	}
 	if items, err = list(loop, "loop positions"); err != nil {
 		return err
+	}
+	if len(items) > 0 {
+		st.Loop = make([]adi.LoopPos, 0, len(items))
 	}
 	for _, l := range items {
 		pos, ok := l.([]any)
