@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 )
 
@@ -23,7 +22,7 @@ func BenchmarkReadMemory(b *testing.B) {
 		b.Skip("ADI_MEM_RUNS names no recording to measure")
 	}
 	for _, dir := range runs {
-		name := strings.ReplaceAll(filepath.Base(filepath.Dir(filepath.Dir(dir))), "/", "_")
+		name := filepath.Base(filepath.Dir(filepath.Dir(dir)))
 		b.Run(name, func(b *testing.B) {
 			var m ReadMemory
 			for i := 0; i < b.N; i++ {
@@ -70,4 +69,22 @@ func MeasureRead(dir string) (ReadMemory, error) {
 	m.LiveBytes = int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	runtime.KeepAlive(rec)
 	return m, nil
+}
+
+// BenchmarkRead times Read of the run directories in ADI_MEM_RUNS (see BenchmarkReadMemory).
+func BenchmarkRead(b *testing.B) {
+	runs := filepath.SplitList(os.Getenv("ADI_MEM_RUNS"))
+	if len(runs) == 0 {
+		b.Skip("ADI_MEM_RUNS names no recording to read")
+	}
+	for _, dir := range runs {
+		b.Run(filepath.Base(filepath.Dir(filepath.Dir(dir))), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := Read(dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

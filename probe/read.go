@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -513,11 +515,8 @@ func (d *decoder) build() (gap bool, err error) {
 	gap = maxIdx >= n
 	t.Frames = make([]adi.Frame, 0, n)
 	d.codeOf = make([]int, 0, n)
-	nargs := 0
-	for idx := 0; idx < n; idx++ {
-		nargs += len(d.calls[byIdx[idx]-1].args)
-	}
-	slab := make([]adi.Arg, nargs) // every frame's Args, in one allocation
+	same, nargs := d.sameArgs(byIdx[:n])
+	slab := make([]adi.Arg, nargs) // every frame's own Args, in one allocation
 	counts := map[string]int{}
 	for idx := 0; idx < n; idx++ {
 		c := &d.calls[byIdx[idx]-1]
@@ -536,6 +535,12 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 		if c.caller >= 0 {
 			f.Depth = t.Frames[c.caller].Depth + 1
+		}
+		if j := same[idx]; j >= 0 {
+			f.Args = t.Frames[j].Args
+			t.Frames = append(t.Frames, f)
+			d.codeOf = append(d.codeOf, c.cid)
+			continue
 		}
 		f.Args, slab = slab[:len(c.args):len(c.args)], slab[len(c.args):]
 		for i, v := range c.args {
@@ -565,6 +570,44 @@ func (d *decoder) build() (gap bool, err error) {
 	}
 	d.outcomes = nil
 	return gap, nil
+}
+
+// sameArgs finds the invocations whose arguments are those of an earlier invocation of the same
+// code (same names, same reprs), which share that invocation's Args instead of a copy: T renders
+// the arguments of a function's first calls only and summarises the others ("<Add, not
+// rendered>"), so most argument lists repeat (7,857 distinct lists for 222,574 calls of sympy's
+// factor). same[idx] is the earlier invocation, or -1; nargs counts the arguments of the others.
+// Frames' Args are never written after Read, which makes sharing them safe.
+func (d *decoder) sameArgs(byIdx []int) (same []int32, nargs int) {
+	same = make([]int32, len(byIdx))
+	first := make(map[uint64]int32) // hash of code and reprs -> first invocation with them
+	var h maphash.Hash
+	for idx, p := range byIdx {
+		c := &d.calls[p-1]
+		same[idx] = -1
+		if len(c.args) == 0 {
+			continue // an empty Args costs no argument
+		}
+		h.Reset()
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], uint64(c.cid))
+		h.Write(b[:])
+		for _, v := range c.args {
+			h.WriteString(v)
+			h.WriteByte(0)
+		}
+		sum := h.Sum64()
+		if j, ok := first[sum]; ok {
+			if o := &d.calls[byIdx[j]-1]; o.cid == c.cid && slices.Equal(o.args, c.args) {
+				same[idx] = j
+				continue
+			}
+		} else {
+			first[sum] = int32(idx)
+		}
+		nargs += len(c.args)
+	}
+	return same, nargs
 }
 
 type fltDecoder struct {
