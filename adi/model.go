@@ -97,16 +97,40 @@ func (s *Status) UnmarshalText(b []byte) error {
 }
 
 // Frame is one entry of the call sequence T: one invocation with its caller, arguments and
-// outcome. Frames are identified inside a Trace by Index, their position in T.
+// outcome. Frames are identified inside a Trace by Index, their position in T; the frames it
+// called are Trace.Callees(Index).
+//
+// A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
+// is kept small: its small numbers are int32 and its fields are ordered so that none is padded
+// (136 bytes on 64-bit machines). API answers write a frame as a FrameJSON (Trace.FrameJSON),
+// whose fields are in the order the API documents.
 type Frame struct {
+	FID       FID
+	File      string
+	Args      []Arg
+	ArgsFP    string
+	Return    string
+	Exception *Exception
+	Index     int32
+	Caller    int32 // index of the calling frame in T, -1 for an entry frame
+	Thread    int32
+	Depth     int32 // 0 for an entry frame
+	Line      int32 // first line of the function's definition
+	CallLine  int32 // line of the caller that made the call, 0 if none
+	Yields    int32 // times a generator or coroutine suspended
+	Status    Status
+}
+
+// FrameJSON is a frame as API answers write it: Frame's fields and its callees.
+type FrameJSON struct {
 	Index     int        `json:"index"`
 	FID       FID        `json:"fid"`
 	Caller    int        `json:"caller"` // index of the calling frame in T, -1 for an entry frame
-	Thread    int32      `json:"thread"`
-	Depth     int32      `json:"depth"` // 0 for an entry frame
+	Thread    int        `json:"thread"`
+	Depth     int        `json:"depth"` // 0 for an entry frame
 	File      string     `json:"file"`
-	Line      int32      `json:"line"`      // first line of the function's definition
-	CallLine  int32      `json:"call_line"` // line of the caller that made the call, 0 if none
+	Line      int        `json:"line"`      // first line of the function's definition
+	CallLine  int        `json:"call_line"` // line of the caller that made the call, 0 if none
 	Args      []Arg      `json:"args"`
 	ArgsFP    string     `json:"args_fp,omitempty"`
 	Status    Status     `json:"status"`
@@ -114,6 +138,17 @@ type Frame struct {
 	Exception *Exception `json:"exception,omitempty"`
 	Yields    int        `json:"yields,omitempty"` // times a generator or coroutine suspended
 	Callees   []int      `json:"callees,omitempty"`
+}
+
+// FrameJSON returns T[i] as API answers write it; i must be a valid index.
+func (t *Trace) FrameJSON(i int) FrameJSON {
+	f := &t.Frames[i]
+	return FrameJSON{
+		Index: int(f.Index), FID: f.FID, Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
+		File: f.File, Line: int(f.Line), CallLine: int(f.CallLine), Args: f.Args, ArgsFP: f.ArgsFP,
+		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
+		Callees: t.Callees(i),
+	}
 }
 
 // Trace is T: every recorded invocation of user code in one run, in order of entry.
@@ -134,7 +169,9 @@ type Trace struct {
 	// milliseconds. T ends where the run was stopped; frames active then are Unfinished.
 	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
 
-	byFunc map[string][]int
+	byFunc   map[string][]int
+	callees  []int   // every frame's callees, frame by frame (see Callees)
+	calleeAt []int32 // frame i's callees are callees[calleeAt[i]:calleeAt[i+1]]
 }
 
 // ChangeKind says what a statement did to a variable.
@@ -205,17 +242,20 @@ func (t *Trace) Frame(i int) *Frame {
 //
 // Both lookups are cut from two slabs of len(Frames) ints (every frame is one invocation of one
 // function and the callee of at most one frame), so that a trace of a million frames holds no
-// slack of grown slices and costs two allocations instead of a million.
+// slack of grown slices and costs a few allocations instead of a million.
 func (t *Trace) Index() {
 	n := len(t.Frames)
 	counts := make(map[string]int)
-	ncallees := make([]int32, n)
+	t.calleeAt = make([]int32, n+1) // first the number of callees of each frame, then offsets
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		counts[f.FID.Func]++
-		if f.Caller >= 0 && f.Caller < n {
-			ncallees[f.Caller]++
+		if f.Caller >= 0 && int(f.Caller) < n {
+			t.calleeAt[f.Caller+1]++
 		}
+	}
+	for i := 1; i <= n; i++ {
+		t.calleeAt[i] += t.calleeAt[i-1]
 	}
 	slab := make([]int, n)
 	t.byFunc = make(map[string][]int, len(counts))
@@ -226,23 +266,29 @@ func (t *Trace) Index() {
 			t.byFunc[fn], slab = slab[:0:k], slab[k:]
 		}
 	}
-	callees := make([]int, n)
-	for i := range t.Frames {
-		k := int(ncallees[i])
-		if k == 0 {
-			t.Frames[i].Callees = nil
-			continue
-		}
-		t.Frames[i].Callees, callees = callees[:0:k], callees[k:]
-	}
+	t.callees = make([]int, t.calleeAt[n])
+	next := make([]int32, n) // callees of each frame placed so far
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		t.byFunc[f.FID.Func] = append(t.byFunc[f.FID.Func], i)
-		if f.Caller >= 0 && f.Caller < n {
-			c := &t.Frames[f.Caller]
-			c.Callees = append(c.Callees, i)
+		if c := f.Caller; c >= 0 && int(c) < n {
+			t.callees[t.calleeAt[c]+next[c]] = i
+			next[c]++
 		}
 	}
+}
+
+// Callees returns the indexes in T of the calls frame i made, in order (nil when it made none or
+// i is out of range). The slice is shared: callers must not modify it.
+func (t *Trace) Callees(i int) []int {
+	if i < 0 || i+1 >= len(t.calleeAt) {
+		return nil
+	}
+	lo, hi := t.calleeAt[i], t.calleeAt[i+1]
+	if lo == hi {
+		return nil
+	}
+	return t.callees[lo:hi:hi]
 }
 
 // Invocations returns the indexes in T of every invocation of fn, in order.

@@ -529,7 +529,7 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 		counts[cd.fn]++
 		f := adi.Frame{
-			Index: idx, FID: adi.FID{Func: cd.fn, Index: counts[cd.fn]}, Caller: c.caller, Thread: int32(c.tid),
+			Index: int32(idx), FID: adi.FID{Func: cd.fn, Index: counts[cd.fn]}, Caller: int32(c.caller), Thread: int32(c.tid),
 			File: cd.file, Line: int32(cd.line), CallLine: int32(c.line), ArgsFP: c.fp, Status: c.status,
 			Return: c.ret, Exception: c.exc,
 		}

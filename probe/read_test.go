@@ -44,7 +44,7 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, []string{"MainThread"}, tr.Threads)
 	f := tr.Frames[2]
 	assert.Equal(t, adi.FID{Func: "t:f", Index: 2}, f.FID)
-	assert.Equal(t, 0, f.Caller)
+	assert.Equal(t, int32(0), f.Caller)
 	assert.Equal(t, int32(1), f.Depth)
 	assert.Equal(t, int32(10), f.CallLine)
 	assert.Equal(t, []adi.Arg{{Name: "x", Value: "5"}, {Name: "*args", Value: "(1,)"}}, f.Args)
@@ -54,7 +54,7 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, "None", tr.Frames[0].Return)
 	assert.Equal(t, adi.Returned, tr.Frames[1].Status)
 	assert.Equal(t, "2", tr.Frames[1].Return)
-	assert.Equal(t, []int{1, 2}, tr.Frames[0].Callees)
+	assert.Equal(t, []int{1, 2}, tr.Callees(0))
 
 	flt := rec.FLTs[2]
 	require.NotNil(t, flt)
@@ -137,10 +137,10 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	}
 	assert.Equal(t, []string{"t:<module>#1 returned None", "t:g#1 returned True", "t:g#2 returned 2", "t:g#3 returned 3"}, fids)
 	assert.Equal(t, []adi.Arg{{Name: "k", Value: "'a'"}}, tr.Frames[1].Args)
-	assert.Equal(t, 1, tr.Frames[1].Yields)
+	assert.Equal(t, int32(1), tr.Frames[1].Yields)
 	assert.Equal(t, int32(1), tr.Frames[3].Thread)
 	assert.Equal(t, int32(0), tr.Frames[3].Depth)
-	assert.Equal(t, []int{1, 2}, tr.Frames[0].Callees)
+	assert.Equal(t, []int{1, 2}, tr.Callees(0))
 	assert.Equal(t, []int{1, 2, 3}, tr.Invocations("t:g"))
 }
 
