@@ -208,7 +208,7 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	afterRead(dir)
+	releaseSoon() // the garbage of decoding the recording
 	run.Rec = rec
 	markTimedOut(run)
 	rn.log.Debug("run finished", "dir", dir, "exit", run.ExitCode, "elapsed", run.Elapsed, "frames", rec.Trace.Len())
