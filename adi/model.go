@@ -101,25 +101,37 @@ func (s *Status) UnmarshalText(b []byte) error {
 // called are Trace.Callees(Index).
 //
 // A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
-// is kept small: its small numbers are int32 and its fields are ordered so that none is padded
-// (136 bytes on 64-bit machines). API answers write a frame as a FrameJSON (Trace.FrameJSON),
-// whose fields are in the order the API documents.
+// is kept small: what every invocation of a function shares (its file and first line) is one
+// *Code, its small numbers are int32 and its fields are ordered so that none is padded (120 bytes
+// on 64-bit machines). API answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields
+// are in the order the API documents.
 type Frame struct {
-	FID       FID
-	File      string
+	FID FID
+	// Code is the function's definition: Frame.File and Frame.Line read it. Frames of one
+	// function share it; never nil in a trace that was indexed (Trace.Index).
+	*Code
 	Args      []Arg
 	ArgsFP    string
 	Return    string
 	Exception *Exception
 	Index     int32
 	Caller    int32 // index of the calling frame in T, -1 for an entry frame
-	Thread    int32
 	Depth     int32 // 0 for an entry frame
-	Line      int32 // first line of the function's definition
 	CallLine  int32 // line of the caller that made the call, 0 if none
 	Yields    int32 // times a generator or coroutine suspended
+	Thread    uint16
 	Status    Status
 }
+
+// Code is what every invocation of one function shares: where it is defined.
+type Code struct {
+	File string
+	Line int32 // first line of the function's definition
+}
+
+// noCode is the Code of frames made without one (in tests), so that reading their File and Line
+// gives "" and 0.
+var noCode = &Code{}
 
 // FrameJSON is a frame as API answers write it: Frame's fields and its callees.
 type FrameJSON struct {
@@ -249,6 +261,9 @@ func (t *Trace) Index() {
 	t.calleeAt = make([]int32, n+1) // first the number of callees of each frame, then offsets
 	for i := range t.Frames {
 		f := &t.Frames[i]
+		if f.Code == nil {
+			f.Code = noCode
+		}
 		counts[f.FID.Func]++
 		if f.Caller >= 0 && int(f.Caller) < n {
 			t.calleeAt[f.Caller+1]++

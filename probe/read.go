@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -265,6 +266,7 @@ type code struct {
 	file     string
 	line     int
 	argnames []string
+	def      *adi.Code // shared by the frames of this code
 }
 
 type decoder struct {
@@ -304,6 +306,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if err := values(rec, &cid, &c.fn, &c.file, &c.line, &c.argnames); err != nil {
 			return err
 		}
+		c.def = &adi.Code{File: c.file, Line: int32(c.line)}
 		d.codes[cid] = c
 	case "thread":
 		var tid int
@@ -311,7 +314,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if err := values(rec, &tid, &name); err != nil {
 			return err
 		}
-		if tid < 0 || tid > maxThreads {
+		if tid < 0 || tid >= maxThreads {
 			return fmt.Errorf("thread id %d out of range", tid)
 		}
 		for len(t.Threads) <= tid {
@@ -326,8 +329,11 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if err := values(rec, &c.idx, &c.cid, &c.caller, &c.tid, &c.line, &c.args, &fp); err != nil {
 			return err
 		}
-		if c.idx < 0 {
+		if c.idx < 0 || c.idx > math.MaxInt32 {
 			return fmt.Errorf("invocation %d out of range", c.idx)
+		}
+		if c.tid < 0 || c.tid >= maxThreads {
+			return fmt.Errorf("thread id %d out of range", c.tid)
 		}
 		switch fp := fp.(type) {
 		case nil: // "=" and the reprs: the arguments are short exact scalars
@@ -529,8 +535,8 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 		counts[cd.fn]++
 		f := adi.Frame{
-			Index: int32(idx), FID: adi.FID{Func: cd.fn, Index: counts[cd.fn]}, Caller: int32(c.caller), Thread: int32(c.tid),
-			File: cd.file, Line: int32(cd.line), CallLine: int32(c.line), ArgsFP: c.fp, Status: c.status,
+			Index: int32(idx), FID: adi.FID{Func: cd.fn, Index: counts[cd.fn]}, Caller: int32(c.caller), Thread: uint16(c.tid),
+			Code: cd.def, CallLine: int32(c.line), ArgsFP: c.fp, Status: c.status,
 			Return: c.ret, Exception: c.exc,
 		}
 		if c.caller >= 0 {

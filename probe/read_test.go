@@ -138,7 +138,7 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	assert.Equal(t, []string{"t:<module>#1 returned None", "t:g#1 returned True", "t:g#2 returned 2", "t:g#3 returned 3"}, fids)
 	assert.Equal(t, []adi.Arg{{Name: "k", Value: "'a'"}}, tr.Frames[1].Args)
 	assert.Equal(t, int32(1), tr.Frames[1].Yields)
-	assert.Equal(t, int32(1), tr.Frames[3].Thread)
+	assert.Equal(t, uint16(1), tr.Frames[3].Thread)
 	assert.Equal(t, int32(0), tr.Frames[3].Depth)
 	assert.Equal(t, []int{1, 2}, tr.Callees(0))
 	assert.Equal(t, []int{1, 2, 3}, tr.Invocations("t:g"))
