@@ -19,7 +19,7 @@ const (
 	releaseMaxWait = 10 * time.Second
 	// releaseSlack is how much the heap must hold beyond what was live after the last release
 	// for a release to be worth its full collection.
-	releaseSlack = 4 << 20
+	releaseSlack = 1 << 20
 )
 
 var release struct {

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // unmarshal decodes one value written by Python's marshal.dumps(value, 2), the subset the probe
@@ -39,31 +40,48 @@ type unmarshaller struct {
 // rendered>", "'utf-8'"), fingerprints and statuses thousands of times, and a reader that keeps
 // one copy of each holds a fraction of the memory. One interner lives for one Read; the strings
 // it returns stay valid after it is dropped.
+//
+// It also places the strings it returns side by side in chunks of its own rather than each in an
+// allocation: they are most of the small objects a recording keeps, and allocated one by one
+// they would sit among the decoding's garbage, pinning pages that garbage alone would free.
 type interner struct {
-	m map[string]string
+	m     map[string]string
+	chunk []byte // the free end of the current chunk
+	next  int    // size of the next chunk
 }
 
 // maxInterned bounds the strings worth interning: longer ones rarely repeat, and the map would
 // only add to the reader's peak memory.
 const maxInterned = 256
 
-func newInterner() *interner { return &interner{m: make(map[string]string, 1024)} }
+// Chunks grow from firstChunk to maxChunk bytes (a small recording wastes little of its last
+// one); strings longer than maxChunked bytes get an allocation of their own.
+const (
+	firstChunk = 4 << 10
+	maxChunk   = 16 << 10
+	maxChunked = 1 << 10
+)
+
+func newInterner() *interner { return &interner{m: make(map[string]string, 1024), next: firstChunk} }
 
 // bytes returns p as a string, the same one for equal p (when p is short enough to be shared).
 // A nil interner returns a new string.
 func (in *interner) bytes(p []byte) string {
-	if in == nil || len(p) > maxInterned {
+	if in == nil {
 		return string(p)
+	}
+	if len(p) > maxInterned {
+		return in.copy(p)
 	}
 	if s, ok := in.m[string(p)]; ok { // the conversion allocates nothing here
 		return s
 	}
-	s := string(p)
+	s := in.copy(p)
 	in.m[s] = s
 	return s
 }
 
-// str returns the shared copy of s (s itself the first time).
+// str returns the shared copy of s.
 func (in *interner) str(s string) string {
 	if in == nil || len(s) > maxInterned {
 		return s
@@ -71,8 +89,28 @@ func (in *interner) str(s string) string {
 	if t, ok := in.m[s]; ok {
 		return t
 	}
-	in.m[s] = s
-	return s
+	t := in.copy(unsafe.Slice(unsafe.StringData(s), len(s)))
+	in.m[t] = t
+	return t
+}
+
+// copy returns a string of p's bytes, placed in the current chunk when it is short. The chunk's
+// bytes are never written again once a string holds them.
+func (in *interner) copy(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	if len(p) > maxChunked {
+		return string(p)
+	}
+	if len(in.chunk) < len(p) {
+		in.chunk = make([]byte, in.next)
+		in.next = min(2*in.next, maxChunk)
+	}
+	b := in.chunk[:len(p):len(p)]
+	in.chunk = in.chunk[len(p):]
+	copy(b, p)
+	return unsafe.String(&b[0], len(b))
 }
 
 // list returns a []any of n elements. Small ones are cut from a shared chunk: a batch holds
