@@ -102,16 +102,19 @@ func (s *Status) UnmarshalText(b []byte) error {
 //
 // A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
 // is kept small: what every invocation of a function shares (its file and first line) is one
-// *Code, its small numbers are int32 and its fields are ordered so that none is padded (120 bytes
-// on 64-bit machines). API answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields
-// are in the order the API documents.
+// *Code, what invocations with the same arguments share is one *Arguments, its small numbers are
+// int32 and its fields are ordered so that none is padded (88 bytes on 64-bit machines). API
+// answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields are in the order the API
+// documents.
 type Frame struct {
 	FID FID
 	// Code is the function's definition: Frame.File and Frame.Line read it. Frames of one
 	// function share it; never nil in a trace that was indexed (Trace.Index).
 	*Code
-	Args      []Arg
-	ArgsFP    string
+	// Arguments are the invocation's arguments: Frame.Args and Frame.ArgsFP read them. Frames
+	// with the same ones may share them, so they are never written once in a trace; never nil
+	// in a trace that was indexed.
+	*Arguments
 	Return    string
 	Exception *Exception
 	Index     int32
@@ -128,6 +131,16 @@ type Code struct {
 	File string
 	Line int32 // first line of the function's definition
 }
+
+// Arguments are an invocation's arguments: their bounded reprs, and the fingerprint of their
+// values that tells whether a re-run made the same call (empty when unknown).
+type Arguments struct {
+	Args   []Arg
+	ArgsFP string
+}
+
+// noArguments are the Arguments of frames made without them (in tests): no Args, no ArgsFP.
+var noArguments = &Arguments{}
 
 // noCode is the Code of frames made without one (in tests), so that reading their File and Line
 // gives "" and 0.
@@ -263,6 +276,9 @@ func (t *Trace) Index() {
 		f := &t.Frames[i]
 		if f.Code == nil {
 			f.Code = noCode
+		}
+		if f.Arguments == nil {
+			f.Arguments = noArguments
 		}
 		counts[f.FID.Func]++
 		if f.Caller >= 0 && int(f.Caller) < n {

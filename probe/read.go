@@ -521,8 +521,9 @@ func (d *decoder) build() (gap bool, err error) {
 	gap = maxIdx >= n
 	t.Frames = make([]adi.Frame, 0, n)
 	d.codeOf = make([]int, 0, n)
-	same, nargs := d.sameArgs(byIdx[:n])
-	slab := make([]adi.Arg, nargs) // every frame's own Args, in one allocation
+	same, lists, nargs := d.sameArgs(byIdx[:n])
+	slab := make([]adi.Arg, nargs)           // the Args of every distinct list, in one allocation
+	argLists := make([]adi.Arguments, lists) // and every distinct list, in another
 	counts := map[string]int{}
 	for idx := 0; idx < n; idx++ {
 		c := &d.calls[byIdx[idx]-1]
@@ -536,18 +537,20 @@ func (d *decoder) build() (gap bool, err error) {
 		counts[cd.fn]++
 		f := adi.Frame{
 			Index: int32(idx), FID: adi.FID{Func: cd.fn, Index: counts[cd.fn]}, Caller: int32(c.caller), Thread: uint16(c.tid),
-			Code: cd.def, CallLine: int32(c.line), ArgsFP: c.fp, Status: c.status,
+			Code: cd.def, CallLine: int32(c.line), Status: c.status,
 			Return: c.ret, Exception: c.exc,
 		}
 		if c.caller >= 0 {
 			f.Depth = t.Frames[c.caller].Depth + 1
 		}
 		if j := same[idx]; j >= 0 {
-			f.Args = t.Frames[j].Args
+			f.Arguments = t.Frames[j].Arguments
 			t.Frames = append(t.Frames, f)
 			d.codeOf = append(d.codeOf, c.cid)
 			continue
 		}
+		f.Arguments, argLists = &argLists[0], argLists[1:]
+		f.ArgsFP = c.fp
 		f.Args, slab = slab[:len(c.args):len(c.args)], slab[len(c.args):]
 		for i, v := range c.args {
 			name := ""
@@ -579,21 +582,19 @@ func (d *decoder) build() (gap bool, err error) {
 }
 
 // sameArgs finds the invocations whose arguments are those of an earlier invocation of the same
-// code (same names, same reprs), which share that invocation's Args instead of a copy: T renders
-// the arguments of a function's first calls only and summarises the others ("<Add, not
-// rendered>"), so most argument lists repeat (7,857 distinct lists for 222,574 calls of sympy's
-// factor). same[idx] is the earlier invocation, or -1; nargs counts the arguments of the others.
-// Frames' Args are never written after Read, which makes sharing them safe.
-func (d *decoder) sameArgs(byIdx []int) (same []int32, nargs int) {
+// code (same names, same reprs, same fingerprint), which share that invocation's Arguments
+// instead of a copy: T renders the arguments of a function's first calls only and summarises the
+// others ("<Add, not rendered>"), so most argument lists repeat (7,967 distinct ones for 222,728
+// calls of sympy's factor). same[idx] is the earlier invocation, or -1; lists counts the others
+// and nargs their arguments. Frames' Arguments are never written after Read, which makes sharing
+// them safe.
+func (d *decoder) sameArgs(byIdx []int) (same []int32, lists, nargs int) {
 	same = make([]int32, len(byIdx))
-	first := make(map[uint64]int32) // hash of code and reprs -> first invocation with them
+	first := make(map[uint64]int32) // hash of code, reprs and fingerprint -> first invocation with them
 	var h maphash.Hash
 	for idx, p := range byIdx {
 		c := &d.calls[p-1]
 		same[idx] = -1
-		if len(c.args) == 0 {
-			continue // an empty Args costs no argument
-		}
 		h.Reset()
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], uint64(c.cid))
@@ -602,18 +603,20 @@ func (d *decoder) sameArgs(byIdx []int) (same []int32, nargs int) {
 			h.WriteString(v)
 			h.WriteByte(0)
 		}
+		h.WriteString(c.fp)
 		sum := h.Sum64()
 		if j, ok := first[sum]; ok {
-			if o := &d.calls[byIdx[j]-1]; o.cid == c.cid && slices.Equal(o.args, c.args) {
+			if o := &d.calls[byIdx[j]-1]; o.cid == c.cid && o.fp == c.fp && slices.Equal(o.args, c.args) {
 				same[idx] = j
 				continue
 			}
 		} else {
 			first[sum] = int32(idx)
 		}
+		lists++
 		nargs += len(c.args)
 	}
-	return same, nargs
+	return same, lists, nargs
 }
 
 type fltDecoder struct {
