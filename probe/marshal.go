@@ -47,22 +47,26 @@ type unmarshaller struct {
 type interner struct {
 	m     map[string]string
 	chunk []byte // the free end of the current chunk
-	next  int    // size of the next chunk
+	next  int    // size of a chunk
 }
 
 // maxInterned bounds the strings worth interning: longer ones rarely repeat, and the map would
 // only add to the reader's peak memory.
 const maxInterned = 256
 
-// Chunks grow from firstChunk to maxChunk bytes (a small recording wastes little of its last
-// one); strings longer than maxChunked bytes get an allocation of their own.
+// A chunk is a 64th of the recording's size on disk, within minChunk and maxChunk bytes (a
+// small recording wastes little of its last one, a big one makes few); strings longer than
+// maxChunked bytes get an allocation of their own.
 const (
-	firstChunk = 4 << 10
+	minChunk   = 1 << 10
 	maxChunk   = 16 << 10
 	maxChunked = 1 << 10
 )
 
-func newInterner() *interner { return &interner{m: make(map[string]string, 1024), next: firstChunk} }
+// newInterner returns an interner for reading a recording of size bytes.
+func newInterner(size int64) *interner {
+	return &interner{m: make(map[string]string, 1024), next: int(min(max(size/64, minChunk), maxChunk))}
+}
 
 // bytes returns p as a string, the same one for equal p (when p is short enough to be shared).
 // A nil interner returns a new string.
@@ -105,7 +109,6 @@ func (in *interner) copy(p []byte) string {
 	}
 	if len(in.chunk) < len(p) {
 		in.chunk = make([]byte, in.next)
-		in.next = min(2*in.next, maxChunk)
 	}
 	b := in.chunk[:len(p):len(p)]
 	in.chunk = in.chunk[len(p):]

@@ -124,7 +124,13 @@ func Read(dir string) (*Recording, error) {
 		return nil, err
 	}
 	rec.Result = res
-	d := &decoder{codes: map[int]*code{}, trace: &adi.Trace{}, strs: newInterner()}
+	var size int64
+	for _, f := range []string{CallsFile, FLTFile} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			size += st.Size()
+		}
+	}
+	d := &decoder{codes: map[int]*code{}, trace: &adi.Trace{}, strs: newInterner(size)}
 	if res != nil && res.Calls > 0 {
 		// one allocation for the call records instead of a slice grown record by record (the
 		// count is the probe's; bounded so that a corrupt result.json cannot ask for much)
