@@ -48,13 +48,19 @@ type ReadMemory struct {
 	DiskBytes    int64 // calls.bin + flt.bin
 }
 
-// MeasureRead reads the run directory dir and reports the live heap its recording holds.
+// MeasureRead reads the run directory dir and reports the live heap its recording holds (of a
+// second read: the first warms the process up).
 func MeasureRead(dir string) (ReadMemory, error) {
 	var m ReadMemory
 	for _, f := range []string{CallsFile, FLTFile} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			m.DiskBytes += st.Size()
 		}
+	}
+	// a first read makes what any read allocates once per process (the CRC table, encoding/json's
+	// type cache), which is not the recording's
+	if _, err := Read(dir); err != nil {
+		return m, err
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
