@@ -157,7 +157,7 @@ func Read(dir string) (*Recording, error) {
 	if _, err := eachRecord(filepath.Join(dir, FLTFile), fltMagic, d.strs, fd.record); err != nil {
 		return nil, err
 	}
-	for _, flt := range rec.FLTs { // the FLTs without an end (clipped again: a no-op)
+	for _, flt := range rec.FLTs { // those without an end record (the others are clipped already)
 		clipSteps(flt)
 	}
 	return rec, nil
