@@ -146,7 +146,7 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 	if n.Args == nil {
 		n.Args = []Arg{}
 	}
-	kids := f.Callees
+	kids := b.t.Callees(j)
 	if level == b.o.Depth {
 		b.hide(n, kids, "depth")
 		return n
@@ -185,7 +185,7 @@ func (t *Trace) subtreeSizes() []int {
 	sizes := make([]int, len(t.Frames))
 	for j := len(t.Frames) - 1; j >= 0; j-- {
 		sizes[j]++
-		if c := t.Frames[j].Caller; c >= 0 && c < j {
+		if c := t.Frames[j].Caller; c >= 0 && int(c) < j {
 			sizes[c] += sizes[j]
 		}
 	}

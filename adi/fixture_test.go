@@ -30,7 +30,7 @@ func newTrace(root string, frames ...Frame) *Trace {
 	t := &Trace{Root: root, Frames: frames, Threads: []string{"MainThread"}}
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		f.Index = i
+		f.Index = int32(i)
 		if f.Caller >= 0 {
 			f.Depth = t.Frames[f.Caller].Depth + 1
 		}
@@ -41,8 +41,8 @@ func newTrace(root string, frames ...Frame) *Trace {
 
 // ret builds a frame that returned value.
 func ret(fn string, n, caller, callLine int, file string, line int, value string, args ...Arg) Frame {
-	return Frame{FID: FID{Func: fn, Index: n}, Caller: caller, CallLine: callLine, File: file, Line: line,
-		Args: args, Status: Returned, Return: value}
+	return Frame{FID: FID{Func: fn, Index: n}, Caller: int32(caller), CallLine: int32(callLine), Code: &Code{File: file, Line: int32(line)},
+		Arguments: &Arguments{Args: args}, Status: Returned, Return: value}
 }
 
 // fixture is the recording of this program (root /proj):

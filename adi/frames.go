@@ -35,7 +35,7 @@ func (t *Trace) ListFrames(fn string, f FrameFilter) *FrameList {
 	l := &FrameList{Func: fn, Total: len(inv), Caller: f.Caller, Frames: []FrameSummary{}, Recording: t.Coverage()}
 	for _, j := range inv {
 		if f.Caller != "" {
-			c := t.Frame(t.Frames[j].Caller)
+			c := t.Frame(int(t.Frames[j].Caller))
 			if c == nil || !(strings.Contains(c.FID.String(), f.Caller) || strings.Contains(c.File, f.Caller)) {
 				continue
 			}

@@ -8,6 +8,7 @@
 package adi
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -55,19 +56,98 @@ func (e *Exception) String() string {
 	return e.Type + ": " + e.Message
 }
 
-// Status says how an invocation ended.
-type Status string
+// Status says how an invocation ended. It is one byte in a Frame, and reads and writes as its
+// name ("returned", "raised", "unfinished"; the zero Status is "") in JSON and text.
+type Status uint8
 
 // The ways an invocation can end.
 const (
-	Returned   Status = "returned"   // it returned Frame.Return
-	Raised     Status = "raised"     // an exception escaped it (Frame.Exception)
-	Unfinished Status = "unfinished" // the run ended (or was cut) while it was active or suspended
+	Returned   Status = iota + 1 // it returned Frame.Return
+	Raised                       // an exception escaped it (Frame.Exception)
+	Unfinished                   // the run ended (or was cut) while it was active or suspended
 )
 
+var statusNames = [...]string{"", "returned", "raised", "unfinished"}
+
+// String returns the status's name.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText writes the status's name (encoding/json quotes it).
+func (s Status) MarshalText() ([]byte, error) {
+	if int(s) >= len(statusNames) {
+		return nil, fmt.Errorf("invalid status %d", s)
+	}
+	return []byte(statusNames[s]), nil
+}
+
+// UnmarshalText reads a status's name.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, name := range statusNames {
+		if string(b) == name {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown status %q", b)
+}
+
 // Frame is one entry of the call sequence T: one invocation with its caller, arguments and
-// outcome. Frames are identified inside a Trace by Index, their position in T.
+// outcome. Frames are identified inside a Trace by Index, their position in T; the frames it
+// called are Trace.Callees(Index).
+//
+// A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
+// is kept small: what every invocation of a function shares (its file and first line) is one
+// *Code, what invocations with the same arguments share is one *Arguments, its small numbers are
+// int32 and its fields are ordered so that none is padded (88 bytes on 64-bit machines). API
+// answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields are in the order the API
+// documents.
 type Frame struct {
+	FID FID
+	// Code is the function's definition: Frame.File and Frame.Line read it. Frames of one
+	// function share it; never nil in a trace that was indexed (Trace.Index).
+	*Code
+	// Arguments are the invocation's arguments: Frame.Args and Frame.ArgsFP read them. Frames
+	// with the same ones may share them, so they are never written once in a trace; never nil
+	// in a trace that was indexed.
+	*Arguments
+	Return    string
+	Exception *Exception
+	Index     int32
+	Caller    int32 // index of the calling frame in T, -1 for an entry frame
+	Depth     int32 // 0 for an entry frame
+	CallLine  int32 // line of the caller that made the call, 0 if none
+	Yields    int32 // times a generator or coroutine suspended
+	Thread    uint16
+	Status    Status
+}
+
+// Code is what every invocation of one function shares: where it is defined.
+type Code struct {
+	File string
+	Line int32 // first line of the function's definition
+}
+
+// Arguments are an invocation's arguments: their bounded reprs, and the fingerprint of their
+// values that tells whether a re-run made the same call (empty when unknown).
+type Arguments struct {
+	Args   []Arg
+	ArgsFP string
+}
+
+// noArguments are the Arguments of frames made without them (in tests): no Args, no ArgsFP.
+var noArguments = &Arguments{}
+
+// noCode is the Code of frames made without one (in tests), so that reading their File and Line
+// gives "" and 0.
+var noCode = &Code{}
+
+// FrameJSON is a frame as API answers write it: Frame's fields and its callees.
+type FrameJSON struct {
 	Index     int        `json:"index"`
 	FID       FID        `json:"fid"`
 	Caller    int        `json:"caller"` // index of the calling frame in T, -1 for an entry frame
@@ -83,6 +163,17 @@ type Frame struct {
 	Exception *Exception `json:"exception,omitempty"`
 	Yields    int        `json:"yields,omitempty"` // times a generator or coroutine suspended
 	Callees   []int      `json:"callees,omitempty"`
+}
+
+// FrameJSON returns T[i] as API answers write it; i must be a valid index.
+func (t *Trace) FrameJSON(i int) FrameJSON {
+	f := &t.Frames[i]
+	return FrameJSON{
+		Index: int(f.Index), FID: f.FID, Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
+		File: f.File, Line: int(f.Line), CallLine: int(f.CallLine), Args: f.Args, ArgsFP: f.ArgsFP,
+		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
+		Callees: t.Callees(i),
+	}
 }
 
 // Trace is T: every recorded invocation of user code in one run, in order of entry.
@@ -103,7 +194,9 @@ type Trace struct {
 	// milliseconds. T ends where the run was stopped; frames active then are Unfinished.
 	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
 
-	byFunc map[string][]int
+	byFunc   map[string][]int
+	callees  []int   // every frame's callees, frame by frame (see Callees)
+	calleeAt []int32 // frame i's callees are callees[calleeAt[i]:calleeAt[i+1]]
 }
 
 // ChangeKind says what a statement did to a variable.
@@ -171,19 +264,62 @@ func (t *Trace) Frame(i int) *Frame {
 
 // Index builds the derived lookups (invocations per function, callees per frame). It must be
 // called once after Frames is filled and before the trace is shared.
+//
+// Both lookups are cut from two slabs of len(Frames) ints (every frame is one invocation of one
+// function and the callee of at most one frame), so that a trace of a million frames holds no
+// slack of grown slices and costs a few allocations instead of a million.
 func (t *Trace) Index() {
-	t.byFunc = make(map[string][]int)
+	n := len(t.Frames)
+	counts := make(map[string]int)
+	t.calleeAt = make([]int32, n+1) // first the number of callees of each frame, then offsets
 	for i := range t.Frames {
-		t.Frames[i].Callees = nil
+		f := &t.Frames[i]
+		if f.Code == nil {
+			f.Code = noCode
+		}
+		if f.Arguments == nil {
+			f.Arguments = noArguments
+		}
+		counts[f.FID.Func]++
+		if f.Caller >= 0 && int(f.Caller) < n {
+			t.calleeAt[f.Caller+1]++
+		}
 	}
+	for i := 1; i <= n; i++ {
+		t.calleeAt[i] += t.calleeAt[i-1]
+	}
+	slab := make([]int, n)
+	t.byFunc = make(map[string][]int, len(counts))
+	for i := range t.Frames {
+		fn := t.Frames[i].FID.Func
+		if _, ok := t.byFunc[fn]; !ok {
+			k := counts[fn]
+			t.byFunc[fn], slab = slab[:0:k], slab[k:]
+		}
+	}
+	t.callees = make([]int, t.calleeAt[n])
+	next := make([]int32, n) // callees of each frame placed so far
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		t.byFunc[f.FID.Func] = append(t.byFunc[f.FID.Func], i)
-		if f.Caller >= 0 && f.Caller < len(t.Frames) {
-			c := &t.Frames[f.Caller]
-			c.Callees = append(c.Callees, i)
+		if c := f.Caller; c >= 0 && int(c) < n {
+			t.callees[t.calleeAt[c]+next[c]] = i
+			next[c]++
 		}
 	}
+}
+
+// Callees returns the indexes in T of the calls frame i made, in order (nil when it made none or
+// i is out of range). The slice is shared: callers must not modify it.
+func (t *Trace) Callees(i int) []int {
+	if i < 0 || i+1 >= len(t.calleeAt) {
+		return nil
+	}
+	lo, hi := t.calleeAt[i], t.calleeAt[i+1]
+	if lo == hi {
+		return nil
+	}
+	return t.callees[lo:hi:hi]
 }
 
 // Invocations returns the indexes in T of every invocation of fn, in order.

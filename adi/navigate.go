@@ -130,7 +130,7 @@ func (s *State) StepInto(fid FID) (*NavResult, error) {
 	r := &NavResult{Command: "step-into", From: s.curFID()}
 	s.move(r, j)
 	f := s.Trace.Frame(j)
-	if c := s.Trace.Frame(f.Caller); c != nil {
+	if c := s.Trace.Frame(int(f.Caller)); c != nil {
 		r.Message = fmt.Sprintf("step-into → %s  (called by %s at line %d)", r.To, c.FID, f.CallLine)
 	} else {
 		r.Message = fmt.Sprintf("step-into → %s  (an entry frame)", r.To)
@@ -162,7 +162,7 @@ func (s *State) StepOut() *NavResult {
 	case f.Caller < 0:
 		r.Message = fmt.Sprintf("step-out: %s is an entry frame (no caller); still at %s.", r.From, r.From)
 	default:
-		s.move(r, f.Caller)
+		s.move(r, int(f.Caller))
 		r.Message = fmt.Sprintf("step-out → %s  (the caller of %s, at line %d)", r.To, r.From, f.CallLine)
 	}
 	return r

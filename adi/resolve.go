@@ -21,7 +21,7 @@ func (t *Trace) funcInfos() []funcInfo {
 	for i, n := range names {
 		inv := t.Invocations(n)
 		f := &t.Frames[inv[0]]
-		out[i] = funcInfo{name: n, file: f.File, line: f.Line, calls: len(inv)}
+		out[i] = funcInfo{name: n, file: f.File, line: int(f.Line), calls: len(inv)}
 	}
 	return out
 }

@@ -214,7 +214,7 @@ func (e *Env) count(ctx context.Context, r *rpc, fn string) (int, error) {
 // firstCallee returns the fid of the first function frame calls, or "" when it calls none.
 func (e *Env) firstCallee(ctx context.Context, r *rpc, frame string) (string, error) {
 	var res struct {
-		Frames []adi.Frame `json:"frames"`
+		Frames []adi.FrameJSON `json:"frames"`
 	}
 	if err := r.c.Call(ctx, "trace.children", map[string]any{"session": r.id, "frame": frame}, &res); err != nil {
 		return "", err

@@ -48,7 +48,7 @@ func TestReplayedUpTo(t *testing.T) {
 	mk := func(fps ...string) *adi.Trace {
 		tr := &adi.Trace{}
 		for i, fp := range fps {
-			tr.Frames = append(tr.Frames, adi.Frame{Index: i, FID: adi.FID{Func: "t:f", Index: i + 1}, Caller: i - 1, ArgsFP: fp})
+			tr.Frames = append(tr.Frames, adi.Frame{Index: int32(i), FID: adi.FID{Func: "t:f", Index: i + 1}, Caller: int32(i - 1), Arguments: &adi.Arguments{ArgsFP: fp}})
 		}
 		tr.Index()
 		return tr

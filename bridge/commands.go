@@ -36,6 +36,7 @@ func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (a
 	s.busy.Store(true)
 	defer s.busy.Store(false)
 	defer s.refreshInfo()
+	defer releaseSoon()
 	if s.closed {
 		return nil, adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
 	}

@@ -223,6 +223,7 @@ func (d *debugRun) collect() (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	releaseSoon() // the garbage of decoding the recording
 	if rec.Result != nil && r.ExitCode == -1 {
 		r.ExitCode = rec.Result.Exit.Code
 	}

@@ -126,6 +126,8 @@ func (x *External) Refresh() error {
 	if err != nil {
 		return fmt.Errorf("cannot read the editor run's recording so far: %w", err)
 	}
+	releaseSoon() // the garbage of decoding the recording
+
 	rec.Trace.Partial = true // the run is live: its tail is still to come
 	x.adoptRecording(rec, x.s.Base().ExitCode, nil)
 	return nil
@@ -211,6 +213,7 @@ func (x *External) Finish(exitCode int) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the editor run's recording: %w", err)
 	}
+	releaseSoon() // the garbage of decoding the recording
 	if run.ExitCode == -1 && rec.Result != nil {
 		run.ExitCode = rec.Result.Exit.Code
 	}

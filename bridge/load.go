@@ -115,6 +115,7 @@ func loadRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	releaseSoon() // the garbage of decoding the recording
 	r := &Run{Dir: dir, Rec: rec, ExitCode: -1}
 	r.Stdout, _ = os.ReadFile(filepath.Join(dir, "stdout"))
 	r.Stderr, _ = os.ReadFile(filepath.Join(dir, "stderr"))

@@ -109,7 +109,7 @@ func (s *Session) sameFrame(rt *adi.Trace, r, j int) string {
 // callers lists the fids of frame j's callers in t, outermost first.
 func (s *Session) callers(t *adi.Trace, j int) []string {
 	var out []string
-	for c := t.Frames[j].Caller; c >= 0 && c < t.Len(); c = t.Frames[c].Caller {
+	for c := t.Frames[j].Caller; c >= 0 && int(c) < t.Len(); c = t.Frames[c].Caller {
 		out = append(out, t.Frames[c].FID.String())
 	}
 	for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
@@ -143,7 +143,7 @@ func (s *Session) mapFLT(rt *adi.Trace, flt *adi.FLT, j int) (*adi.FLT, string) 
 				return nil, fmt.Sprintf("its call at line %d is missing from the re-run's calls", st.Line)
 			}
 			t, err := s.trace.Lookup(cf.FID)
-			if err != nil || s.trace.Frames[t].Caller != j {
+			if err != nil || int(s.trace.Frames[t].Caller) != j {
 				return nil, fmt.Sprintf("at line %d it called %s in the re-run, which the recording does not show as its call", st.Line, cf.FID)
 			}
 			out.Steps[i].Callees[k] = t

@@ -231,6 +231,7 @@ wait:
 	if err != nil {
 		return nil, err
 	}
+	releaseSoon() // the garbage of decoding the recording
 	run.Rec = rec
 	markTimedOut(run)
 	rn.log.Debug("run finished", "dir", dir, "exit", run.ExitCode, "elapsed", run.Elapsed, "frames", rec.Trace.Len())

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/big"
+	"unsafe"
 )
 
 // unmarshal decodes one value written by Python's marshal.dumps(value, 2), the subset the probe
@@ -16,7 +17,12 @@ import (
 // as []any), and dict (map[any]any with scalar keys).
 // Version 2 writes no back-references. It returns the value and the bytes left.
 func unmarshal(b []byte) (any, []byte, error) {
-	d := &unmarshaller{b: b}
+	return unmarshalInterned(b, nil)
+}
+
+// unmarshalInterned is unmarshal sharing the strings it decodes through strs (see interner).
+func unmarshalInterned(b []byte, strs *interner) (any, []byte, error) {
+	d := &unmarshaller{b: b, strs: strs}
 	v, err := d.value(0)
 	if err != nil {
 		return nil, nil, err
@@ -26,7 +32,88 @@ func unmarshal(b []byte) (any, []byte, error) {
 
 type unmarshaller struct {
 	b     []byte
-	arena []any // backing of the next tuples and lists (see list)
+	arena []any     // backing of the next tuples and lists (see list)
+	strs  *interner // nil: every string is a new one
+}
+
+// interner shares equal strings: a recording repeats the same reprs ("None", "<Add, not
+// rendered>", "'utf-8'"), fingerprints and statuses thousands of times, and a reader that keeps
+// one copy of each holds a fraction of the memory. One interner lives for one Read; the strings
+// it returns stay valid after it is dropped.
+//
+// It also places the strings it returns side by side in chunks of its own rather than each in an
+// allocation: they are most of the small objects a recording keeps, and allocated one by one
+// they would sit among the decoding's garbage, pinning pages that garbage alone would free.
+type interner struct {
+	m     map[string]string
+	chunk []byte // the free end of the current chunk
+	next  int    // size of a chunk
+}
+
+// maxInterned bounds the strings worth interning: longer ones rarely repeat, and the map would
+// only add to the reader's peak memory.
+const maxInterned = 256
+
+// A chunk is a 64th of the recording's size on disk, within minChunk and maxChunk bytes (a
+// small recording wastes little of its last one, a big one makes few); strings longer than
+// maxChunked bytes get an allocation of their own.
+const (
+	minChunk   = 1 << 10
+	maxChunk   = 16 << 10
+	maxChunked = 1 << 10
+)
+
+// newInterner returns an interner for reading a recording of size bytes.
+func newInterner(size int64) *interner {
+	return &interner{m: make(map[string]string, 1024), next: int(min(max(size/64, minChunk), maxChunk))}
+}
+
+// bytes returns p as a string, the same one for equal p (when p is short enough to be shared).
+// A nil interner returns a new string.
+func (in *interner) bytes(p []byte) string {
+	if in == nil {
+		return string(p)
+	}
+	if len(p) > maxInterned {
+		return in.copy(p)
+	}
+	if s, ok := in.m[string(p)]; ok { // the conversion allocates nothing here
+		return s
+	}
+	s := in.copy(p)
+	in.m[s] = s
+	return s
+}
+
+// str returns the shared copy of s.
+func (in *interner) str(s string) string {
+	if in == nil || len(s) > maxInterned {
+		return s
+	}
+	if t, ok := in.m[s]; ok {
+		return t
+	}
+	t := in.copy(unsafe.Slice(unsafe.StringData(s), len(s)))
+	in.m[t] = t
+	return t
+}
+
+// copy returns a string of p's bytes, placed in the current chunk when it is short. The chunk's
+// bytes are never written again once a string holds them.
+func (in *interner) copy(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	if len(p) > maxChunked {
+		return string(p)
+	}
+	if len(in.chunk) < len(p) {
+		in.chunk = make([]byte, in.next)
+	}
+	b := in.chunk[:len(p):len(p)]
+	in.chunk = in.chunk[len(p):]
+	copy(b, p)
+	return unsafe.String(&b[0], len(b))
 }
 
 // list returns a []any of n elements. Small ones are cut from a shared chunk: a batch holds
@@ -139,7 +226,7 @@ func (d *unmarshaller) value(depth int) (any, error) {
 				return s, nil
 			}
 		}
-		return string(p), nil
+		return d.strs.bytes(p), nil
 	case '(', '[':
 		n, err := d.size()
 		if err != nil {
@@ -217,5 +304,18 @@ func (d *unmarshaller) long() (any, error) {
 // fpText is the "#" fingerprint of the marshalled canonical tokens a call record carries
 // (probe/PROTOCOL.md): their CRC-32 and Adler-32, 8 hex digits each.
 func fpText(tokens []byte) string {
-	return fmt.Sprintf("#%08x%08x", crc32.ChecksumIEEE(tokens), adler32.Checksum(tokens))
+	var b [17]byte
+	return string(fpBytes(&b, tokens))
+}
+
+// fpBytes writes the fingerprint of tokens into b and returns it (no allocation).
+func fpBytes(b *[17]byte, tokens []byte) []byte {
+	const hex = "0123456789abcdef"
+	b[0] = '#'
+	for i, v := range [2]uint32{crc32.ChecksumIEEE(tokens), adler32.Checksum(tokens)} {
+		for k := 0; k < 8; k++ {
+			b[1+8*i+k] = hex[v>>(28-4*k)&0xf]
+		}
+	}
+	return b[:]
 }

@@ -44,9 +44,9 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, []string{"MainThread"}, tr.Threads)
 	f := tr.Frames[2]
 	assert.Equal(t, adi.FID{Func: "t:f", Index: 2}, f.FID)
-	assert.Equal(t, 0, f.Caller)
-	assert.Equal(t, 1, f.Depth)
-	assert.Equal(t, 10, f.CallLine)
+	assert.Equal(t, int32(0), f.Caller)
+	assert.Equal(t, int32(1), f.Depth)
+	assert.Equal(t, int32(10), f.CallLine)
 	assert.Equal(t, []adi.Arg{{Name: "x", Value: "5"}, {Name: "*args", Value: "(1,)"}}, f.Args)
 	assert.Equal(t, adi.Raised, f.Status)
 	assert.Equal(t, &adi.Exception{Type: "ValueError", Message: "bad x", Line: 4}, f.Exception)
@@ -54,7 +54,7 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, "None", tr.Frames[0].Return)
 	assert.Equal(t, adi.Returned, tr.Frames[1].Status)
 	assert.Equal(t, "2", tr.Frames[1].Return)
-	assert.Equal(t, []int{1, 2}, tr.Frames[0].Callees)
+	assert.Equal(t, []int{1, 2}, tr.Callees(0))
 
 	flt := rec.FLTs[2]
 	require.NotNil(t, flt)
@@ -133,14 +133,14 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	assert.False(t, tr.Partial)
 	var fids []string
 	for _, f := range tr.Frames {
-		fids = append(fids, f.FID.String()+" "+string(f.Status)+" "+f.Return)
+		fids = append(fids, f.FID.String()+" "+f.Status.String()+" "+f.Return)
 	}
 	assert.Equal(t, []string{"t:<module>#1 returned None", "t:g#1 returned True", "t:g#2 returned 2", "t:g#3 returned 3"}, fids)
 	assert.Equal(t, []adi.Arg{{Name: "k", Value: "'a'"}}, tr.Frames[1].Args)
-	assert.Equal(t, 1, tr.Frames[1].Yields)
-	assert.Equal(t, 1, tr.Frames[3].Thread)
-	assert.Equal(t, 0, tr.Frames[3].Depth)
-	assert.Equal(t, []int{1, 2}, tr.Frames[0].Callees)
+	assert.Equal(t, int32(1), tr.Frames[1].Yields)
+	assert.Equal(t, uint16(1), tr.Frames[3].Thread)
+	assert.Equal(t, int32(0), tr.Frames[3].Depth)
+	assert.Equal(t, []int{1, 2}, tr.Callees(0))
 	assert.Equal(t, []int{1, 2, 3}, tr.Invocations("t:g"))
 }
 

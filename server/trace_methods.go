@@ -46,7 +46,7 @@ func traceFrames(c *call) (any, error) {
 		return nil, err
 	}
 	t := s.Trace()
-	frames := []adi.Frame{}
+	frames := []adi.FrameJSON{}
 	total := 0
 	for i := range t.Frames {
 		f := &t.Frames[i]
@@ -54,7 +54,7 @@ func traceFrames(c *call) (any, error) {
 			continue
 		}
 		if total >= offset && len(frames) < limit {
-			frames = append(frames, *f)
+			frames = append(frames, t.FrameJSON(i))
 		}
 		total++
 	}
@@ -103,11 +103,10 @@ func traceChildren(c *call) (any, error) {
 	if f == nil {
 		return nil, newError(CodeNotFound, "trace.children: no frame %d; T has frames 0 to %d", index, t.Len()-1)
 	}
-	kids := make([]adi.Frame, 0, len(f.Callees))
-	for _, k := range f.Callees {
-		if g := t.Frame(k); g != nil {
-			kids = append(kids, *g)
-		}
+	callees := t.Callees(index)
+	kids := make([]adi.FrameJSON, 0, len(callees))
+	for _, k := range callees {
+		kids = append(kids, t.FrameJSON(k))
 	}
 	return map[string]any{"frames": kids}, nil
 }

@@ -1,0 +1,96 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkReadMemory measures how much memory a read recording keeps: the live Go heap that
+// Read leaves (after a full collection, minus the heap before it), in total and per frame of T,
+// next to the recording's bytes on disk (calls.bin + flt.bin). It reads the run directories
+// listed in ADI_MEM_RUNS (separated by the OS path list separator, ':' on Linux) and is skipped
+// without them, for example:
+//
+//	ADI_MEM_RUNS=$(echo /tmp/mem/state/sessions/*/runs/0000) go test ./probe -run - -bench ReadMemory -benchtime 1x
+//
+// The metrics are live-B (heap bytes), live-B/frame, disk-B and live/disk (the bar is <= 1).
+func BenchmarkReadMemory(b *testing.B) {
+	runs := filepath.SplitList(os.Getenv("ADI_MEM_RUNS"))
+	if len(runs) == 0 {
+		b.Skip("ADI_MEM_RUNS names no recording to measure")
+	}
+	for _, dir := range runs {
+		name := filepath.Base(filepath.Dir(filepath.Dir(dir)))
+		b.Run(name, func(b *testing.B) {
+			var m ReadMemory
+			for i := 0; i < b.N; i++ {
+				var err error
+				if m, err = MeasureRead(dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(m.LiveBytes), "live-B")
+			b.ReportMetric(float64(m.LiveBytes)/float64(max(m.Frames, 1)), "live-B/frame")
+			b.ReportMetric(float64(m.DiskBytes), "disk-B")
+			b.ReportMetric(float64(m.LiveBytes)/float64(max(m.DiskBytes, 1)), "live/disk")
+			b.Logf("%s: %d frames, %d FLTs, live heap %d B (%.0f B/frame), on disk %d B", dir, m.Frames,
+				m.FLTs, m.LiveBytes, float64(m.LiveBytes)/float64(max(m.Frames, 1)), m.DiskBytes)
+		})
+	}
+}
+
+// ReadMemory is what MeasureRead found.
+type ReadMemory struct {
+	Frames, FLTs int
+	LiveBytes    int64 // live heap the read recording holds
+	DiskBytes    int64 // calls.bin + flt.bin
+}
+
+// MeasureRead reads the run directory dir and reports the live heap its recording holds (of a
+// second read: the first warms the process up).
+func MeasureRead(dir string) (ReadMemory, error) {
+	var m ReadMemory
+	for _, f := range []string{CallsFile, FLTFile} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			m.DiskBytes += st.Size()
+		}
+	}
+	// a first read makes what any read allocates once per process (the CRC table, encoding/json's
+	// type cache), which is not the recording's
+	if _, err := Read(dir); err != nil {
+		return m, err
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rec, err := Read(dir)
+	if err != nil {
+		return m, err
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	m.Frames, m.FLTs = rec.Trace.Len(), len(rec.FLTs)
+	m.LiveBytes = int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	runtime.KeepAlive(rec)
+	return m, nil
+}
+
+// BenchmarkRead times Read of the run directories in ADI_MEM_RUNS (see BenchmarkReadMemory).
+func BenchmarkRead(b *testing.B) {
+	runs := filepath.SplitList(os.Getenv("ADI_MEM_RUNS"))
+	if len(runs) == 0 {
+		b.Skip("ADI_MEM_RUNS names no recording to read")
+	}
+	for _, dir := range runs {
+		b.Run(filepath.Base(filepath.Dir(filepath.Dir(dir))), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := Read(dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
