@@ -21,7 +21,9 @@ var scripts embed.FS
 // Env is what the measurements share: the interpreter with debugpy, where the repository and
 // the scratch files are, and how many times a whole run is repeated.
 type Env struct {
-	Python *dap.Python
+	// idleRSS is an idle daemon's resident memory, once measured (realbench.go).
+	idleRSS int64
+	Python  *dap.Python
 	// Repo is the repository's root: the probe's own benchmark (probe/python/bench) is there.
 	Repo string
 	// Work is a scratch directory: workload sources, session state, outputs.

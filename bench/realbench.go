@@ -31,8 +31,9 @@ type RealRepoRow struct {
 	// PeerFLT and PeerExec are the artifact's method: a re-run recording FUNC#2, and a re-run
 	// executing the statement in FUNC#1 (medians; 0 when the stand-in failed).
 	PeerFLT, PeerExec time.Duration
-	// DiskFirst is the session's directory after the first command, DiskSix after six; RSS is the
-	// daemon's resident memory after the six.
+	// DiskFirst is the session's directory after the first command, DiskSix after six; RSS is what
+	// the session adds to the daemon's resident memory after the six (the daemon's VmRSS, read once
+	// it has returned freed memory to the system, less an idle daemon's).
 	DiskFirst, DiskSix, RSS int64
 	// Failed lists the commands that did not answer, with their error line; Notes says what else
 	// went wrong.
@@ -130,6 +131,27 @@ func (e *Env) plainMedian(ctx context.Context, w *Workload, reps int) (time.Dura
 	return median(ds), nil
 }
 
+// idleDaemonMemory is the resident memory of a daemon with no session (measured once per run of
+// the benchmark): what a session's memory is counted from.
+func (e *Env) idleDaemonMemory(ctx context.Context, exe string) (int64, error) {
+	if e.idleRSS > 0 {
+		return e.idleRSS, nil
+	}
+	state, err := os.MkdirTemp(e.Work, "state-idle-")
+	if err != nil {
+		return 0, err
+	}
+	c := &cli{exe: exe, state: state, dir: e.Work}
+	defer c.stop(ctx)
+	if _, err := c.run(ctx, "", "sessions"); err != nil {
+		return 0, err
+	}
+	if e.idleRSS, err = c.settledMemory(ctx); err != nil {
+		return 0, err
+	}
+	return e.idleRSS, nil
+}
+
 // realSession drives a new daemon over a fresh state directory through six commands (call-tree,
 // break FUNC#2, continue, prev, continue, exec FUNC#1), measures the session's disk and the
 // daemon's memory, then more navigation and a new session's first command on the running
@@ -193,13 +215,14 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 	if row.DiskSix, err = diskUsage(c.sessionDir(session)); err != nil {
 		return err
 	}
-	pid, err := c.daemonPID()
+	if row.RSS, err = c.settledMemory(ctx); err != nil {
+		return err
+	}
+	idle, err := e.idleDaemonMemory(ctx, exe)
 	if err != nil {
 		return err
 	}
-	if row.RSS, err = residentMemory(pid); err != nil {
-		return err
-	}
+	row.RSS = max(row.RSS-idle, 0)
 
 	// More navigation for the median, unless it already failed (each try would re-run the target).
 	for i := 0; i < max(reps, 1) && !row.Broke("nav"); i++ {

@@ -121,6 +121,24 @@ func (c *cli) runs(session string) int {
 	return len(ents)
 }
 
+// settleTime is how long the daemon is left alone before its memory is read: it returns freed
+// memory to the system a second after its last command (bridge/memory.go).
+const settleTime = 2500 * time.Millisecond
+
+// settledMemory waits for the daemon to settle and returns its resident memory.
+func (c *cli) settledMemory(ctx context.Context) (int64, error) {
+	select {
+	case <-time.After(settleTime):
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	pid, err := c.daemonPID()
+	if err != nil {
+		return 0, err
+	}
+	return residentMemory(pid)
+}
+
 // daemonPID returns the process id of the state directory's `adi serve` daemon.
 func (c *cli) daemonPID() (int, error) {
 	b, err := os.ReadFile(filepath.Join(c.state, "daemon.json"))

@@ -116,7 +116,7 @@ real repositories, the worst: FLT re-run (`+"`break f#2`"+`) ÷ the artifact's p
 real repositories, the worst: exec ÷ the artifact's exec | ≤ 1.0x | 2.0x (requests) | not met
 real repositories, the worst: navigation from the recording ÷ the artifact's per command | ≤ 0.02x | 0.067x (requests); no answer or not measured: django | not met
 real repositories, the worst: disk after six commands ÷ the first recording | ≤ 2x | 1.5x (requests) | met
-real repositories, the worst: the daemon's resident memory ÷ the recording on disk | ≤ 1x | 20x (requests) | not met
+real repositories, the worst: the session's memory in the daemon ÷ the recording on disk | ≤ 1x | 20x (requests) | not met
 `, b.String())
 }
 
