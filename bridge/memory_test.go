@@ -42,6 +42,9 @@ func BenchmarkLoadSessionMemory(b *testing.B) {
 			}
 			disk := recordingSize(filepath.Join(dir, "runs", "0000"))
 			frames := s.Trace().Len()
+			if frames == 0 || disk == 0 {
+				b.Fatalf("%s holds no recording (%d frames, %d bytes on disk): give a session directory", dir, frames, disk)
+			}
 			b.ReportMetric(float64(live), "live-B")
 			b.ReportMetric(float64(live)/float64(max(frames, 1)), "live-B/frame")
 			b.ReportMetric(float64(disk), "disk-B")

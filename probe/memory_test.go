@@ -31,6 +31,9 @@ func BenchmarkReadMemory(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			if m.Frames == 0 || m.DiskBytes == 0 {
+				b.Fatalf("%s holds no recording (%d frames, %d bytes on disk): give a run directory", dir, m.Frames, m.DiskBytes)
+			}
 			b.ReportMetric(float64(m.LiveBytes), "live-B")
 			b.ReportMetric(float64(m.LiveBytes)/float64(max(m.Frames, 1)), "live-B/frame")
 			b.ReportMetric(float64(m.DiskBytes), "disk-B")
