@@ -624,10 +624,7 @@ class Values:
                 add(render(v))
                 exact = False
             if exact:
-                text = ", ".join([r if type(r) is str else repr(r) for r in reprs])
-                if len(text) <= 64:
-                    return reprs, None
-                return reprs, fp_value(list(values))
+                return reprs, _exact_fp(reprs, values)
             return reprs, fp_value(canon(values, reprs))
         return args_lazy
 
@@ -746,10 +743,7 @@ class Values:
                 exact = False
                 kadd(t)
             if exact:
-                text = ", ".join([r if type(r) is str else repr(r) for r in reprs])
-                if len(text) <= 64:
-                    return reprs, None
-                return reprs, fp_value(list(values))
+                return reprs, _exact_fp(reprs, values)
             key = tuple(key)
             try:
                 return reprs, cache[key]
@@ -768,6 +762,14 @@ class Values:
 
 
 _ADDRESS = ("@",)
+
+
+def _exact_fp(reprs, values):
+    """The fingerprint of arguments that are all exact scalars: None (it is "=" and their reprs)
+    when that text is 64 characters at most, else that of the values themselves."""
+    if len(", ".join([r if type(r) is str else repr(r) for r in reprs])) <= 64:
+        return None
+    return fp_value(list(values))
 
 
 def _tok(x):
