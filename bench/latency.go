@@ -15,13 +15,17 @@ import (
 const (
 	FromRecording = "from the recording"
 	ByRerun       = "one re-run (records the FLT and the next breakpoint hits)"
+	ByExecRun     = "a run under the probe alone to the line"
 	ByDebugRun    = "a run under debugpy to the line"
 )
 
-// The two exec rows: a session's first exec, and the next ones, which find a run kept ready.
+// The exec rows: a plain exec (the probe stops and runs the statement itself), an exec
+// --then-continue (under debugpy; the session's first starts debugpy), and the next ones, which
+// find a debug run kept ready.
 const (
-	ExecCold = "exec (the session's first: starts debugpy)"
-	ExecWarm = "exec (the next, 1 s later: a run kept ready)"
+	ExecPlain = "exec"
+	ExecCold  = "exec --then-continue (the session's first: starts debugpy)"
+	ExecWarm  = "exec --then-continue (the next, 1 s later: a run kept ready)"
 )
 
 // Latency is one ADI command's time in an adi session and with the artifact's method.
@@ -59,15 +63,15 @@ func (e *Env) CommandLatency(ctx context.Context, s *Server, w *Workload, reps i
 	samples := map[string][]time.Duration{}
 	how := map[string]string{}
 	var order []string
-	note := func(label string, d time.Duration, rerun bool, debug bool) {
+	note := func(label string, d time.Duration, rerun bool, exec string) {
 		if _, ok := samples[label]; !ok {
 			order = append(order, label)
 		}
 		samples[label] = append(samples[label], d)
 		h := FromRecording
 		switch {
-		case debug:
-			h = ByDebugRun
+		case exec != "":
+			h = exec
 		case rerun:
 			h = ByRerun
 		}
@@ -83,7 +87,14 @@ func (e *Env) CommandLatency(ctx context.Context, s *Server, w *Workload, reps i
 		if err != nil {
 			return nil, err
 		}
-		note(label, d, rerun, method == "adi.execute")
+		how := ""
+		if method == "adi.execute" {
+			how = ByExecRun
+			if params["then_continue"] == true {
+				how = ByDebugRun
+			}
+		}
+		note(label, d, rerun, how)
 		return a, nil
 	}
 
@@ -153,16 +164,22 @@ func (e *Env) CommandLatency(ctx context.Context, s *Server, w *Workload, reps i
 	if invocations <= 26 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s has %d invocations: an uncached break is not measured", fn, invocations))
 	}
-	// The session's first exec starts debugpy; after it the session keeps a run ready for the
-	// next one (bridge/standby.go), which an agent's next exec finds after its model's turn (a
-	// second here, not timed).
+	// A plain exec is a run under the probe alone. The session's first exec --then-continue starts
+	// debugpy; after it the session keeps a run ready for the next one (bridge/standby.go), which
+	// an agent's next exec finds after its model's turn (a second here, not timed).
 	exec := map[string]any{"frame": fn + "#2", "line": w.Line, "stmt": w.Stmt}
-	if _, err := do(ExecCold, "adi.execute", exec); err != nil {
+	for i := 0; i < min(reps, 3); i++ {
+		if _, err := do(ExecPlain, "adi.execute", exec); err != nil {
+			return nil, err
+		}
+	}
+	cont := map[string]any{"frame": fn + "#2", "line": w.Line, "stmt": w.Stmt, "then_continue": true}
+	if _, err := do(ExecCold, "adi.execute", cont); err != nil {
 		return nil, err
 	}
 	for i := 0; i < min(reps, 3); i++ {
 		time.Sleep(time.Second)
-		if _, err := do(ExecWarm, "adi.execute", exec); err != nil {
+		if _, err := do(ExecWarm, "adi.execute", cont); err != nil {
 			return nil, err
 		}
 	}
@@ -179,7 +196,7 @@ func (e *Env) CommandLatency(ctx context.Context, s *Server, w *Workload, reps i
 		switch label {
 		case "call-tree":
 			row.Mode = PeerCallTree
-		case ExecCold, ExecWarm:
+		case ExecPlain, ExecCold, ExecWarm:
 			row.Mode = PeerExec
 		}
 		switch label {
