@@ -32,7 +32,7 @@ from time import perf_counter as _clock
 
 from . import source, usercode
 from .output import RAW_TYPES
-from .values import SCALARS as _SCALARS, exc_text
+from .values import SCALARS as _SCALARS, exc_message  # noqa: F401 (also for recorder, runner, execute)
 
 EMPTY = ()
 _NO_EVENTS = {}  # shared, never written to: a step with events gets its own dict
@@ -50,12 +50,6 @@ def exc_type_name(t):
     mod = getattr(t, "__module__", "builtins")
     name = getattr(t, "__qualname__", getattr(t, "__name__", "?"))
     return name if mod in ("builtins", "__main__") else "%s.%s" % (mod, name)
-
-
-def exc_message(exc, limit):
-    """str(exc), bounded to `limit` characters, without running the program's own ``__str__``
-    (``values.exc_text``); never raises."""
-    return exc_text(exc, limit)
 
 
 class CodeFacts:

@@ -372,7 +372,6 @@ class Values:
 
     def _fields(self, name, items, room, seen, deadline):
         """``name(a=1, b=[2])`` (or ``name(1, 2)`` for unnamed items), bounded like a container."""
-        i = id(items)
         parts = []
         used = len(name) + 2
         complete = True
@@ -392,7 +391,6 @@ class Values:
                 break
             parts.append(text)
             used += len(text) + 2
-        del i
         return name + "(" + ", ".join(parts) + (", ...)" if not complete and parts else "...)" if not complete else ")")
 
     def _subclass(self, v, t, room, seen, deadline):
@@ -835,7 +833,7 @@ def _exc_args(exc):
     return a if type(a) is tuple else ()
 
 
-def exc_text(exc, limit):
+def exc_message(exc, limit):
     """str(exc) as Python prints it after the type, bounded to `limit` characters, without
     running the program's code: an exception class with its own ``__str__`` written outside
     the standard library is read through ``BaseException.__str__`` (its args)."""
