@@ -52,7 +52,7 @@ from functools import partial
 
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
-from .stepper import CodeFacts, Stepper, exc_message, exc_type_name
+from .stepper import CodeFacts, Stepper, exc_message, exc_type_name, spend
 from .values import ADDR_LOW, fp_text
 
 E_FRAME, E_IDX, E_INFO, E_STEP, E_EXC, E_N, E_EXC_AT, E_CALLER, E_LINE, E_ARGS, E_FP, E_STATE = range(12)
@@ -764,9 +764,7 @@ class Recorder:
             elif len(eager) > 1:  # with a time budget: starting an FLT counts too (snapshot, args)
                 t0 = _clock()
                 self._start_stepper(e, False)
-                eager[1] -= _clock() - t0
-                if eager[1] <= 0:
-                    eager[0] = 0
+                spend(eager, _clock() - t0)
             else:
                 self._start_stepper(e, False)
         except Exception as exc:

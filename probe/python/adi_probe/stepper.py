@@ -52,6 +52,14 @@ def exc_type_name(t):
     return name if mod in ("builtins", "__main__") else "%s.%s" % (mod, name)
 
 
+def spend(budget, seconds):
+    """Count `seconds` of eager-FLT work down from ``budget`` ([steps, seconds left], config
+    trace_all with max_ms); once none is left, no eager FLT starts any more (``budget[0] = 0``)."""
+    budget[1] -= seconds
+    if budget[1] <= 0:
+        budget[0] = 0
+
+
 class CodeFacts:
     """The per-code-object facts a stepper needs (computed once per code object)."""
 
@@ -169,16 +177,13 @@ class Stepper:
 
     def _timed_line(self, frame):
         """``line`` for an eager FLT with a time budget: counts its time down (budget[1])."""
-        budget = self.budget
         t0 = _clock()
         self.timed = False
         try:
             self.line(frame)
         finally:
             self.timed = True
-            budget[1] -= _clock() - t0
-            if budget[1] <= 0:
-                budget[0] = 0  # no eager FLT starts any more (recorder.eager_enter)
+            spend(self.budget, _clock() - t0)
 
     def jump_line(self, frame, lineno, target):
         """A same-line backward jump seen through sys.monitoring (settrace reports a line event)."""

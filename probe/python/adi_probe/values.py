@@ -69,14 +69,14 @@ _OPAQUE = frozenset((type(sys), type(len), type(lambda: 0), type, type(lambda: 0
 _GETSET = type(types.FunctionType.__dict__["__code__"])  # getset_descriptor
 _MEMBER = types.MemberDescriptorType
 _CONTAINERS = (list, tuple, set, frozenset, dict, deque)
-ADDR_LOW = _ADDR_LOW = 1 << 32  # where CPython's objects live on 64-bit Linux: [ADDR_LOW, _ADDR_HIGH)
-_ADDR_HIGH = 1 << 48
+ADDR_LOW, ADDR_HIGH = 1 << 32, 1 << 48  # where CPython's objects live on 64-bit Linux
 
 
 def _addrlike(v):
     """True for an int that looks like a memory address (what ``id()`` returns): such a value
-    changes from run to run, so argument fingerprints count it as "an address"."""
-    return _ADDR_LOW <= v < _ADDR_HIGH and not v & 7
+    changes from run to run, so argument fingerprints count it as "an address". (The hot loops
+    of args_lazy and args_summary write this test inline.)"""
+    return ADDR_LOW <= v < ADDR_HIGH and not v & 7
 
 
 _STDLIB = STDLIB_DIRS
@@ -601,7 +601,7 @@ class Values:
                 if t is int:
                     if neg_big < v < big:
                         add(v)
-                        if _ADDR_LOW <= v < _ADDR_HIGH and not v & 7:
+                        if ADDR_LOW <= v < ADDR_HIGH and not v & 7:  # _addrlike, inline
                             exact = False  # an address: the fingerprint says "an address"
                         continue
                 elif t is bool or v is None:
@@ -716,7 +716,7 @@ class Values:
                 if t is int:
                     if nbig < v < big:
                         add(v)
-                        if ADDR_LOW <= v < _ADDR_HIGH and not v & 7:
+                        if ADDR_LOW <= v < ADDR_HIGH and not v & 7:  # _addrlike, inline
                             exact = False
                             kadd(_ADDRESS)
                         else:
@@ -772,7 +772,7 @@ def _exact_fp(reprs, values):
 
 def _tok(x):
     """A scalar as an argument fingerprint counts it: itself, or ("@",) for an address."""
-    if type(x) is int and _ADDR_LOW <= x < _ADDR_HIGH and not x & 7:
+    if type(x) is int and _addrlike(x):
         return _ADDRESS
     return x
 
