@@ -122,11 +122,11 @@ func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string)
 	res := run.Rec.Result
 	if res != nil && res.Stopped == "exec" {
 		out, err := readExecResult(run.Dir)
-		s.keep(run, nil) // exec changes nothing: its run leaves nothing on disk
+		s.discard(run) // exec changes nothing: its run leaves nothing on disk
 		return out, err
 	}
 	if run.TimedOut {
-		s.keep(run, nil)
+		s.discard(run)
 		return nil, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID, line, s.prog.Timeout)
 	}
 	rp := s.adopt(run) // the frame's FLT, recorded on the way, answers where the stop is
@@ -193,7 +193,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 	}
 	defer func() { // after d.close: exec changes nothing, so its run leaves nothing on disk
 		if !d.run.TimedOut { // (a run cut by its time limit stays, to show where it was)
-			s.keep(d.run, nil)
+			s.discard(d.run)
 		}
 	}()
 	defer d.close()

@@ -98,6 +98,15 @@ func (s *Session) sameFrame(rt *adi.Trace, r, j int) string {
 	if a.ArgsFP == b.ArgsFP {
 		return ""
 	}
+	return argsDifference(a, b)
+}
+
+// argsDifference says how the arguments of a re-run's frame b differ from the recording's a: the
+// first one whose rendering differs, with both values.
+func argsDifference(a, b *adi.Frame) string {
+	if len(b.Args) == 0 && len(a.Args) > 0 { // a light re-run recorded no values for it
+		return fmt.Sprintf("%s's arguments differ", a.FID)
+	}
 	for i := 0; i < len(a.Args) && i < len(b.Args); i++ {
 		if a.Args[i].Value != b.Args[i].Value {
 			return fmt.Sprintf("%s's argument %s is %s in the re-run, %s in the recording", a.FID, a.Args[i].Name, b.Args[i].Value, a.Args[i].Value)
@@ -165,15 +174,7 @@ func (s *Session) firstDifference(rt *adi.Trace, k int) string {
 	case a.Caller != b.Caller:
 		return fmt.Sprintf("%s has another caller in the re-run", a.FID)
 	}
-	if len(b.Args) == 0 && len(a.Args) > 0 { // a light re-run recorded no values for it
-		return fmt.Sprintf("%s's arguments differ", a.FID)
-	}
-	for i := 0; i < len(a.Args) && i < len(b.Args); i++ {
-		if a.Args[i].Value != b.Args[i].Value {
-			return fmt.Sprintf("%s's argument %s is %s in the re-run, %s in the recording", a.FID, a.Args[i].Name, b.Args[i].Value, a.Args[i].Value)
-		}
-	}
-	return fmt.Sprintf("%s's arguments differ in content that their rendering does not show", a.FID)
+	return argsDifference(a, b)
 }
 
 // fltComplete reports whether a re-run whose trace is t recorded its frame r's FLT (frame j of
@@ -191,12 +192,10 @@ func (s *Session) fltComplete(t *adi.Trace, r, j int) bool {
 const keptFLTs = "flts.json"
 
 // keep leaves in a re-run's directory only what the session took from it: its FLTs (keptFLTs) and
-// how it ended; a run that added nothing is deleted whole.
+// how it ended; a run that added nothing is discarded.
 func (s *Session) keep(run *Run, flts map[int]*adi.FLT) {
 	if len(flts) == 0 {
-		if err := os.RemoveAll(run.Dir); err != nil {
-			s.log.Warn("cannot delete a re-run that added nothing", "dir", run.Dir, "error", err)
-		}
+		s.discard(run)
 		return
 	}
 	b, err := json.Marshal(flts)
@@ -211,6 +210,13 @@ func (s *Session) keep(run *Run, flts map[int]*adi.FLT) {
 		if err := os.Remove(filepath.Join(run.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			s.log.Warn("cannot delete a re-run's records", "file", name, "error", err)
 		}
+	}
+}
+
+// discard deletes a run that adds nothing to the session (an exec's, a refused re-run's).
+func (s *Session) discard(run *Run) {
+	if err := os.RemoveAll(run.Dir); err != nil {
+		s.log.Warn("cannot delete a run that added nothing", "dir", run.Dir, "error", err)
 	}
 }
 
