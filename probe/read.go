@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -126,75 +125,18 @@ func Read(dir string) (*Recording, error) { return NewTail(dir).Finish() }
 type Tail struct {
 	dir   string
 	d     *decoder
-	f     *os.File
-	off   int64 // where the next batch starts in calls.bin (0: the header is not read yet)
-	buf   []byte
-	err   error // the first error; Finish returns it
-	ended bool  // the magic was wrong or a batch corrupt: nothing more is read
+	calls *batchFile
 }
 
 // NewTail starts reading the run whose output directory is dir.
 func NewTail(dir string) *Tail {
-	return &Tail{dir: dir, d: &decoder{codes: map[int]*code{}, trace: &adi.Trace{}}}
+	return &Tail{dir: dir, d: &decoder{codes: map[int]*code{}, trace: &adi.Trace{}},
+		calls: &batchFile{path: filepath.Join(dir, CallsFile), magic: callsMagic}}
 }
 
 // Poll decodes every complete batch of calls.bin written since the last call; a batch being
 // written waits for the next call. Errors are kept for Finish.
-func (t *Tail) Poll() { t.poll(false) }
-
-// poll reads batches; final reports a trailing incomplete batch as cut (the writer died).
-func (t *Tail) poll(final bool) (cut bool) {
-	if t.ended || t.err != nil {
-		return false
-	}
-	path := filepath.Join(t.dir, CallsFile)
-	if t.f == nil {
-		f, err := os.Open(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return true
-		}
-		if err != nil {
-			t.err = fmt.Errorf("read probe output: %w", err)
-			return false
-		}
-		t.f = f
-	}
-	if t.off == 0 {
-		magic := make([]byte, len(callsMagic))
-		n, _ := t.f.ReadAt(magic, 0)
-		switch {
-		case n < len(magic) && string(magic[:n]) == callsMagic[:n]:
-			return true // the writer has not written its header yet, or died before
-		case string(magic) != callsMagic:
-			t.err = fmt.Errorf("probe output %s is not a probe file (%q expected; written by another version of the probe?)", path, strings.TrimSpace(callsMagic))
-			return false
-		}
-		t.off = int64(len(magic))
-	}
-	var head [4]byte
-	for {
-		if n, _ := t.f.ReadAt(head[:], t.off); n < len(head) {
-			return n > 0
-		}
-		n := int(binary.LittleEndian.Uint32(head[:]))
-		if n > maxBatch {
-			t.err, t.ended = fmt.Errorf("probe output %s is corrupt: a batch of %d bytes", path, n), true
-			return false
-		}
-		if cap(t.buf) < n {
-			t.buf = make([]byte, n)
-		}
-		buf := t.buf[:n]
-		if got, _ := t.f.ReadAt(buf, t.off+4); got < n {
-			return true // being written (or, at the end, cut off)
-		}
-		if err := decodeBatch(path, buf, t.interner(), t.d.callRecord); err != nil {
-			t.err, t.ended = err, true
-			return false
-		}
-		t.off += int64(4 + n)
-	}
-}
+func (t *Tail) Poll() { t.calls.read(t.interner, t.d.callRecord) }
 
 // interner returns the decoder's string interner, made at the first batch: its chunks are sized
 // by the record files' size then (a run still writing them is only starting to).
@@ -214,11 +156,7 @@ func (t *Tail) interner() *interner {
 // Finish reads what remains of the run's output (the rest of calls.bin, result.json, flt.bin) and
 // builds the Recording.
 func (t *Tail) Finish() (*Recording, error) {
-	defer func() {
-		if t.f != nil {
-			t.f.Close()
-		}
-	}()
+	defer t.calls.close()
 	rec := &Recording{FLTs: map[int]*adi.FLT{}}
 	res, err := readResult(filepath.Join(t.dir, ResultFile))
 	if err != nil {
@@ -232,9 +170,9 @@ func (t *Tail) Finish() (*Recording, error) {
 		// count is the probe's; bounded so that a corrupt result.json cannot ask for much)
 		d.calls = make([]call, 0, min(res.Calls, 1<<22))
 	}
-	cut := t.poll(true)
-	if t.err != nil {
-		return nil, t.err
+	cut := t.calls.read(t.interner, t.d.callRecord) // a batch still incomplete now was cut off
+	if t.calls.err != nil {
+		return nil, t.calls.err
 	}
 	gap, err := d.build()
 	if err != nil {
@@ -250,8 +188,11 @@ func (t *Tail) Finish() (*Recording, error) {
 	tr.Index()
 	rec.Trace = tr
 	fd := &fltDecoder{d: d, flts: rec.FLTs, stmts: map[int]map[int]string{}}
-	if _, err := eachRecord(filepath.Join(t.dir, FLTFile), fltMagic, d.strs, fd.record); err != nil {
-		return nil, err
+	flt := &batchFile{path: filepath.Join(t.dir, FLTFile), magic: fltMagic}
+	flt.read(t.interner, fd.record)
+	flt.close()
+	if flt.err != nil {
+		return nil, flt.err
 	}
 	for _, flt := range rec.FLTs { // those without an end record (the others are clipped already)
 		clipSteps(flt)
@@ -281,58 +222,89 @@ const (
 	fltMagic   = "adi-flt 1\n"
 )
 
-// eachRecord calls fn for every record of calls.bin or flt.bin. It reports cut=true when the file
-// is missing or its last batch is incomplete (the writer died); that batch is skipped. Equal
-// strings of the records are one string (strs).
-func eachRecord(path, fileMagic string, strs *interner, fn func(tag string, rec []any) error) (cut bool, err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return true, nil
+// batchFile reads one record file (calls.bin or flt.bin: a header, then batches of a 4-byte
+// little-endian length and that many bytes), possibly while it is being written: read decodes the
+// batches complete so far and remembers where the next one starts.
+type batchFile struct {
+	path, magic string
+	f           *os.File
+	off         int64 // where the next batch starts (0: the header is not read yet)
+	buf         []byte
+	err         error // the first error; nothing more is read after it
+}
+
+// read calls fn for every record of the batches written since the last read. A missing file, or
+// a header or batch not complete yet (after the writer ended: cut off), ends it with cut=true;
+// strs gives the interner the strings are kept in.
+func (b *batchFile) read(strs func() *interner, fn func(tag string, rec []any) error) (cut bool) {
+	if b.err != nil {
+		return false
 	}
-	if err != nil {
-		return false, fmt.Errorf("read probe output: %w", err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<20)
-	magic := make([]byte, len(fileMagic))
-	if n, err := io.ReadFull(r, magic); err != nil {
-		if n == 0 || string(magic[:n]) == fileMagic[:n] {
-			return true, nil // the writer died before its first batch
+	if b.f == nil {
+		f, err := os.Open(b.path)
+		if errors.Is(err, os.ErrNotExist) {
+			return true
 		}
-		return false, fmt.Errorf("probe output %s is not a probe file (%q expected)", path, strings.TrimSpace(fileMagic))
+		if err != nil {
+			b.err = fmt.Errorf("read probe output: %w", err)
+			return false
+		}
+		b.f = f
 	}
-	if string(magic) != fileMagic {
-		return false, fmt.Errorf("probe output %s is not a probe file (%q expected; written by another version of the probe?)", path, strings.TrimSpace(fileMagic))
+	if b.off == 0 {
+		magic := make([]byte, len(b.magic))
+		n, err := b.f.ReadAt(magic, 0)
+		switch {
+		case err != nil && err != io.EOF:
+			b.err = fmt.Errorf("read probe output: %w", err)
+			return false
+		case n < len(magic) && string(magic[:n]) == b.magic[:n]:
+			return true // the writer has not written its header yet, or died before
+		case string(magic) != b.magic:
+			b.err = fmt.Errorf("probe output %s is not a probe file (%q expected; written by another version of the probe?)", b.path, strings.TrimSpace(b.magic))
+			return false
+		}
+		b.off = int64(len(magic))
 	}
 	var head [4]byte
-	var buf []byte
 	for {
-		if _, err := io.ReadFull(r, head[:]); err != nil {
-			if err == io.EOF {
-				return false, nil
+		n, err := b.f.ReadAt(head[:], b.off)
+		if err != nil && err != io.EOF {
+			b.err = fmt.Errorf("read probe output: %w", err)
+			return false
+		}
+		if n < len(head) {
+			return n > 0
+		}
+		size := int(binary.LittleEndian.Uint32(head[:]))
+		if size > maxBatch {
+			b.err = fmt.Errorf("probe output %s is corrupt: a batch of %d bytes", b.path, size)
+			return false
+		}
+		if cap(b.buf) < size {
+			b.buf = make([]byte, size)
+		}
+		buf := b.buf[:size]
+		if got, err := b.f.ReadAt(buf, b.off+4); got < size {
+			if err != nil && err != io.EOF {
+				b.err = fmt.Errorf("read probe output: %w", err)
+				return false
 			}
-			if err == io.ErrUnexpectedEOF {
-				return true, nil
-			}
-			return false, fmt.Errorf("read probe output: %w", err)
+			return true // being written (or, once the writer ended, cut off)
 		}
-		n := int(binary.LittleEndian.Uint32(head[:]))
-		if n > maxBatch {
-			return false, fmt.Errorf("probe output %s is corrupt: a batch of %d bytes", path, n)
+		if err := decodeBatch(b.path, buf, strs(), fn); err != nil {
+			b.err = err
+			return false
 		}
-		if cap(buf) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := io.ReadFull(r, buf); err != nil {
-			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				return true, nil
-			}
-			return false, fmt.Errorf("read probe output: %w", err)
-		}
-		if err := decodeBatch(path, buf, strs, fn); err != nil {
-			return false, err
-		}
+		b.off += int64(4 + size)
+	}
+}
+
+// close closes the file (read may open it again).
+func (b *batchFile) close() {
+	if b.f != nil {
+		b.f.Close()
+		b.f = nil
 	}
 }
 
