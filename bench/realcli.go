@@ -46,7 +46,8 @@ func answered(code int, stdout, stderr string) bool {
 	case code != 1 || strings.TrimSpace(stdout) == "":
 		return false
 	}
-	return !strings.Contains(stderr, "did not reach") && !strings.Contains(stderr, "cannot be replayed")
+	// a re-run refused (the frame is not the same invocation), or an exec that could not stop
+	return !strings.Contains(stderr, "cannot record the FLT of") && !strings.Contains(stderr, "cannot stop in")
 }
 
 // Error is the command's one-line failure, for notes: its last stderr line.

@@ -58,7 +58,7 @@ const realIntro = "Each workload is the Debian package (python3-requests, -flask
 	"Navigation is the median of the continue and prev answered from the recording (those that ran the target are counted apart). " +
 	"Disk is the session's directory under ADI_STATE_DIR; memory is what the session adds to the `adi serve` daemon's VmRSS after the six commands (read 2.5 s later, once the daemon has returned freed memory to the system), less an idle daemon's. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
-	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"the re-run did not reach\" is no answer. " +
+	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
 	"Plain runs, re-runs of the artifact's method and extra navigation are medians of a few repetitions; the others are single commands.\n\n"
 
 // realTimesRow renders one library's times.

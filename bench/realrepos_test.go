@@ -15,7 +15,7 @@ func TestParseRecorded(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, 4866, calls)
 	assert.Equal(t, "cli-57b0a59d825a", session)
-	_, _, ok = parseRecorded("adi: the re-run did not reach f#2\n")
+	_, _, ok = parseRecorded("adi: cannot record the FLT of t:f#2: t:f#2's argument x is 1 in the re-run, 2 in the recording\n")
 	assert.False(t, ok)
 }
 
@@ -29,12 +29,12 @@ func TestParseVmRSS(t *testing.T) {
 }
 
 // TestAnswered checks the CLI's exit statuses: 0 answers, 1 answers only with an answer on stdout
-// and no error saying a re-run did not reach its frame, 2 never.
+// and no error saying a re-run could not record its frame, 2 never.
 func TestAnswered(t *testing.T) {
 	assert.True(t, answered(0, "", ""))
 	assert.True(t, answered(1, "Frame: f#2\n", "adi: the target command failed (exit status 1); the answer above is still valid\n"))
-	assert.False(t, answered(1, "", "adi: the re-run did not reach f#2 (it exited with status 0 after 10 calls); the recording cannot be replayed\n"))
-	assert.False(t, answered(1, "x\n", "adi: the re-run did not reach f#2\n"))
+	assert.False(t, answered(1, "", "adi: cannot record the FLT of t:f#2: the re-run made 1 call(s) of t:f (it exited with status 0 after 10 calls); the program does not run the same way twice\n"))
+	assert.False(t, answered(1, "x\n", "adi: cannot record the FLT of t:f#2: the re-run made 1 call(s) of t:f\n"))
 	assert.False(t, answered(2, "usage\n", ""))
 }
 
@@ -73,7 +73,7 @@ func TestSize(t *testing.T) {
 	}
 }
 
-// realRowFixture is a row with one re-run that did not reach its frame.
+// realRowFixture is a row with one re-run that could not record its frame.
 func realRowFixture() []*RealRepoRow {
 	ok := &RealRepoRow{Repo: RealRepos[0], Calls: 6199, Plain: 100 * time.Millisecond, Cold: 1200 * time.Millisecond,
 		Warm: 700 * time.Millisecond, Rerun: 600 * time.Millisecond, Reran: true, Nav: 20 * time.Millisecond, NavN: 5,
@@ -83,7 +83,7 @@ func realRowFixture() []*RealRepoRow {
 		Warm: time.Second, Rerun: 500 * time.Millisecond, Exec: 800 * time.Millisecond,
 		PeerFLT: 400 * time.Millisecond, PeerExec: 400 * time.Millisecond, DiskFirst: 4_000_000, DiskSix: 4_400_000, RSS: 30_000_000}
 	bad.check("rerun", cliResult{Args: []string{"break", "python3 repro.py", "f#2"}, Code: 1,
-		Stderr: "adi: the re-run did not reach f#2 (it exited with status 0 after 4866 calls); the recording cannot be replayed\n"})
+		Stderr: "adi: cannot record the FLT of t:f#2: the re-run made 1 call(s) of t:f (it exited with status 0 after 4866 calls); the program does not run the same way twice\n"})
 	return []*RealRepoRow{ok, bad}
 }
 

@@ -270,16 +270,12 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	if err != nil {
 		return err
 	}
-	s.adopt(run)
-	var missing []string
+	rp := s.adopt(run)
 	sort.Ints(want)
 	for _, j := range want {
 		if _, ok := s.flts[j]; !ok {
-			missing = append(missing, s.trace.Frames[j].FID.String())
+			return adi.NotFoundf("cannot record the FLT of %s: %s; the editor's run cannot be replayed", s.trace.Frames[j].FID, rp.why(s, run, j))
 		}
-	}
-	if len(missing) > 0 {
-		return adi.NotFoundf("the re-run did not reach %v (%s); the editor's run cannot be replayed", missing, runSummary(run))
 	}
 	return nil
 }

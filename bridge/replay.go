@@ -63,6 +63,24 @@ func (s *Session) replayOf(run *Run) *replay {
 	return rp
 }
 
+// replayedUpTo returns the index of the first frame where t differs from the recording (caller,
+// fid or argument fingerprint), or the length of the common prefix. A light re-run's trace holds
+// argument fingerprints only for the functions it was asked about: light compares the others by
+// fid and caller.
+func (s *Session) replayedUpTo(t *adi.Trace, light bool) int {
+	n := min(t.Len(), s.trace.Len())
+	for k := 0; k < n; k++ {
+		a, b := &s.trace.Frames[k], &t.Frames[k]
+		if a.FID != b.FID || a.Caller != b.Caller {
+			return k
+		}
+		if a.ArgsFP != b.ArgsFP && (!light || len(b.Args) > 0 || len(a.Args) == 0) {
+			return k
+		}
+	}
+	return n
+}
+
 // cut reports whether a trace ends before its run did (a partial recording, a recording limit, or
 // an editor's run still going): calls past its end are not differences.
 func cut(t *adi.Trace) bool { return t.Partial || t.Limit != "" }

@@ -147,15 +147,15 @@ func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Sessi
 }
 
 // DefaultEagerSteps is the step budget of the eager FLTs of a session's first run (Options.EagerSteps):
-// the FLT of every invocation that starts before that many steps are recorded. It costs the first
-// run about 4 µs per step (0.1 s at most), and covers a small program entirely.
+// the FLT of every invocation (but module bodies and what runs during an import) that starts before
+// that many steps are recorded, or before EagerMS is spent. It covers a small program entirely.
 const DefaultEagerSteps = 20000
 
 // EagerMS bounds the time of a first run's eager FLTs: no eager FLT starts once they have spent
 // that many milliseconds starting FLTs and on their line events (taking, comparing and rendering
-// variables). A step costs about 4 µs in a small frame but up to a
-// millisecond where big objects are in scope (a web framework's application object), so the step
-// budget alone does not bound the first command's cost.
+// variables). A step costs about 4 µs in a small frame but up to a millisecond where big objects
+// are in scope (a web framework's application object), so the step budget alone does not bound
+// the first command's cost.
 const EagerMS = 25
 
 func (o Options) eagerSteps() int {
@@ -379,24 +379,6 @@ func (s *Session) note(text string) {
 		}
 	}
 	s.notes = append(s.notes, text)
-}
-
-// replayedUpTo returns the index of the first frame where t differs from the recording (caller,
-// fid or argument fingerprint), or the length of the common prefix. A light re-run's trace holds
-// argument fingerprints only for the functions it was asked about: light compares the others by
-// fid and caller.
-func (s *Session) replayedUpTo(t *adi.Trace, light bool) int {
-	n := min(t.Len(), s.trace.Len())
-	for k := 0; k < n; k++ {
-		a, b := &s.trace.Frames[k], &t.Frames[k]
-		if a.FID != b.FID || a.Caller != b.Caller {
-			return k
-		}
-		if a.ArgsFP != b.ArgsFP && (!light || len(b.Args) > 0 || len(a.Args) == 0) {
-			return k
-		}
-	}
-	return n
 }
 
 func runSummary(r *Run) string {
