@@ -464,6 +464,8 @@ class Recorder:
                 rec.eager_enter(e)
             if info.is_test and e[E_STEP] is None and e[E_CALLER] < 0:
                 rec.test_enter(e)
+            if info.plain and e[E_STEP] is None:
+                e[E_STATE] = FAST  # slow only for the eager check: its exit takes the fast path
 
         def attach(frame, e):
             """TRACE: return the local tracer. PROFILE: install it on the frame. MONITOR: nothing."""
