@@ -154,6 +154,7 @@ class Run:
         if rec.internal_errors:
             result["internal_errors"] = rec.internal_errors
         self.out.write_result(result)
+        rec.release()
         return True
 
     # -- the target --------------------------------------------------------------------------
