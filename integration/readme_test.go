@@ -65,7 +65,7 @@ var exampleExpect = map[string][]expect{
 	},
 	`adi continue`: {
 		{0, "Frame: orders:bulk_rate#3   (caller orders:line_total#3, line 22)\nArgs: qty = 10, rate = 0.15\n", ""}, // README
-		{0, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)\n", ""},      // docs/agents.md
+		{0, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)\n", ""},           // docs/agents.md
 		{0, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if rate > 0; hit 2 of 2)\n", ""},
 	},
 	`adi exec bulk_rate#3 -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`: {
