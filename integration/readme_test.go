@@ -330,3 +330,30 @@ func runBash(t *testing.T, dir string, env []string, line string) result {
 	}
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
+
+// outsideRefs are references to files outside the repository that a clone does not have (the
+// strings are split so that this file does not hold them).
+var outsideRefs = []string{".." + "/shared", "/work" + "/shared", "shared" + "/ADI-SPEC", "shared" + "/DESIGN"}
+
+// TestReadmeNoOutsideReferences fails when a tracked file of the repository refers to documents
+// outside it: the semantics and the design are docs/semantics.md and docs/design.md.
+func TestReadmeNoOutsideReferences(t *testing.T) {
+	out, err := exec.Command("git", "-C", "..", "ls-files", "-z").Output()
+	require.NoError(t, err, "git ls-files (the test runs in a checkout)")
+	files := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join("..", f))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted in the work tree, not yet in the index
+		}
+		require.NoError(t, err)
+		for n, line := range strings.Split(string(b), "\n") {
+			for _, ref := range outsideRefs {
+				if strings.Contains(line, ref) {
+					t.Errorf("%s:%d refers to %s, which is outside the repository: link docs/semantics.md or docs/design.md instead", f, n+1, ref)
+				}
+			}
+		}
+	}
+}
