@@ -119,9 +119,13 @@ func (FLTCmd) Name() string { return "flt" }
 // Name returns "exec".
 func (ExecCmd) Name() string { return "exec" }
 
-// String writes "break FUNC [CONDITION]".
+// String writes "break FUNC [CONDITION]", with "--cond" before a condition that starts with "-".
 func (c BreakCmd) String() string {
-	return join("break", quoteWord(c.Func.String()), quoteRest(c.Cond))
+	marker := ""
+	if first, err := (&words{s: c.Cond}).next(); err == nil && strings.HasPrefix(first, "-") {
+		marker = "--cond" // a condition starting with "-" would read as an option
+	}
+	return join("break", quoteWord(c.Func.String()), marker, quoteRest(c.Cond))
 }
 
 // String writes "clear [FUNC [CONDITION]]".

@@ -3,7 +3,7 @@
 // transitions, and their renderings for language models (text) and programs (JSON).
 //
 // It does no I/O and starts no goroutines: everything that runs Python lives in package bridge,
-// which hands this package finished recordings and condition results. shared/ADI-SPEC.md states
+// which hands this package finished recordings and condition results. docs/semantics.md states
 // the semantics implemented here.
 package adi
 

@@ -29,10 +29,10 @@ var bareCommands = map[string]Command{"continue": ContinueCmd{}, "prev": PrevCmd
 // commandNames lists the commands in the order help shows them.
 const commandNames = "break, clear, continue, prev, step-into, step-out, call-tree, list-frames, flt, diff, exec, state, list"
 
-// ParseCommand parses one command line as an agent types it, e.g. "break t:f x > 3",
-// "step-into t:g#2", "call-tree --depth 2", "exec t:f#1 -l 12 print(x)". A condition or statement
-// is the rest of the line as typed (one pair of quotes around all of it is removed). Errors wrap
-// ErrBadInput and give the command's usage.
+// ParseCommand parses one command line as an agent types it, e.g. "break t:f x > 3" (or, as the
+// CLI takes it, "break t:f --cond 'x > 3'"), "step-into t:g#2", "call-tree --depth 2",
+// "exec t:f#1 -l 12 print(x)". A condition or statement is the rest of the line as typed (one pair
+// of quotes around all of it is removed). Errors wrap ErrBadInput and give the command's usage.
 func ParseCommand(line string) (Command, error) {
 	w := &words{s: line}
 	name, err := w.next()
@@ -116,7 +116,39 @@ func parseBreak(w *words) (Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	return BreakCmd{Func: r, Cond: unwrap(w.rest())}, nil
+	cond, err := condition(w)
+	if err != nil {
+		return nil, err
+	}
+	return BreakCmd{Func: r, Cond: cond}, nil
+}
+
+// condOptions are the options that may name a breakpoint's condition, as the CLI's break takes it.
+var condOptions = []string{"--cond", "--condition", "-c"}
+
+// condition reads a breakpoint's condition: the rest of the line, or what follows --cond
+// (--condition, -c; also --cond=EXPR), so that "break f --cond 'x > 3'" reads as the CLI does.
+// A condition that itself starts with "-" must be given after --cond.
+func condition(w *words) (string, error) {
+	w.skip()
+	rest := w.s[w.pos:]
+	for _, opt := range condOptions {
+		var c string
+		switch {
+		case rest == opt || strings.HasPrefix(rest, opt) && isSpace(rest[len(opt)]):
+			c = rest[len(opt):]
+		case strings.HasPrefix(rest, opt+"="):
+			c = rest[len(opt)+1:]
+		default:
+			continue
+		}
+		w.pos = len(w.s)
+		if c = unwrap(trimSpace(c)); c == "" {
+			return "", usageErr("break", fmt.Sprintf("%s needs a condition, e.g. %s 'x > 3'", opt, opt))
+		}
+		return c, nil
+	}
+	return unwrap(w.rest()), nil
 }
 
 func parseClear(w *words) (Command, error) {

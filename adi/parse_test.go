@@ -25,6 +25,12 @@ func TestParseCommand(t *testing.T) {
 		{"break t:f _return is None", BreakCmd{Func: tf, Cond: "_return is None"}, "break t:f _return is None"},
 		{"break '/my dir/t.py:f' x", BreakCmd{Func: Ref{Path: "/my dir/t.py", Name: "f"}, Cond: "x"}, "break '/my dir/t.py:f' x"},
 		{"break /abs/t.py:12", BreakCmd{Func: Ref{Path: "/abs/t.py", Line: 12}}, "break /abs/t.py:12"},
+		{`break t:f --cond "x > 3"`, BreakCmd{Func: tf, Cond: "x > 3"}, "break t:f x > 3"},
+		{`break t:f --condition 'x > 3'`, BreakCmd{Func: tf, Cond: "x > 3"}, "break t:f x > 3"},
+		{`break t:f -c x`, BreakCmd{Func: tf, Cond: "x"}, "break t:f x"},
+		{`break t:f --cond="x > 3"`, BreakCmd{Func: tf, Cond: "x > 3"}, "break t:f x > 3"},
+		{`break t:f --cond -x > 0`, BreakCmd{Func: tf, Cond: "-x > 0"}, "break t:f --cond -x > 0"},
+		{`break t:f --conditional`, BreakCmd{Func: tf, Cond: "--conditional"}, "break t:f --cond --conditional"},
 		{"  continue  ", ContinueCmd{}, "continue"},
 		{"prev", PrevCmd{}, "prev"},
 		{"step-into t:f#2", StepIntoCmd{Frame: tf2}, "step-into t:f#2"},
@@ -85,6 +91,8 @@ func TestParseCommandErrors(t *testing.T) {
 		{"exec t:f#1", "exec: the statement is missing; usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT"},
 		{"exec t:f#1 -l x print(1)", `exec: -l takes a whole number from 1 (got "x"); usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT`},
 		{"exec -l 3 t:f#1 x", `exec: unknown option "-l"; usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT`},
+		{"break t:f --cond", "break: --cond needs a condition, e.g. --cond 'x > 3'; usage: break FUNC [CONDITION]"},
+		{`break t:f -c ""`, "break: -c needs a condition, e.g. -c 'x > 3'; usage: break FUNC [CONDITION]"},
 		{`break 't:f x`, `break: unterminated ' quote in "'t:f x"; usage: break FUNC [CONDITION]`},
 		{`"break`, `unterminated " quote in "\"break"; use one of: break, clear, continue, prev, step-into, step-out, call-tree, list-frames, flt, diff, exec, state, list`},
 	}
@@ -97,7 +105,7 @@ func TestParseCommandErrors(t *testing.T) {
 
 func FuzzParseCommand(f *testing.F) {
 	for _, s := range []string{"break t:f x > 3", `break t:f "'a'"`, "continue", "step-in t:g#2", "call-tree t:f#1 --depth=2",
-		"list-frames f --caller 'a b' --limit 3", "diff a#1 b#2", "clear t:f x", "flt", "exec t:f#1 -l 3 -k 2 -s -x", `exec t:f#1 "print('a')"`, `break 'a\'b:c'`} {
+		"list-frames f --caller 'a b' --limit 3", "diff a#1 b#2", "clear t:f x", "flt", "exec t:f#1 -l 3 -k 2 -s -x", `exec t:f#1 "print('a')"`, `break 'a\'b:c'`, `break t:f --cond "x > 3"`, "break t:f -c -x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -15,8 +15,8 @@ type Answer struct {
 	Result  adi.Result `json:"result"`
 	Text    string     `json:"text"`
 	// TargetFailed is set when the target did not exit cleanly: the answer is still useful, but an
-	// agent should know (the CLI exits 1).
-	TargetFailed bool `json:"target_failed,omitempty"`
+	// agent should know (the CLI exits 1). It is always present in the JSON, false included.
+	TargetFailed bool `json:"target_failed"`
 	// Notes are what an agent should know about how the answer was made (a re-run that differed
 	// from the recording elsewhere); the text ends with them as "Note: ..." lines.
 	Notes []string `json:"notes,omitempty"`

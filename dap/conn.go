@@ -8,7 +8,7 @@
 //     loop (dispatches responses to pending calls, events to subscriptions, reverse requests to a
 //     handler) and a write loop (the only writer of the connection).
 //   - the debugpy launcher: finding a Python that imports debugpy, starting `python -m
-//     debugpy.adapter` in its own process group with TCP_NODELAY forced (see shared/DESIGN.md), and
+//     debugpy.adapter` in its own process group with TCP_NODELAY forced (see docs/design.md), and
 //     ending every process of the run when it closes.
 package dap
 

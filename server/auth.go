@@ -110,10 +110,8 @@ func (g *guard) check(r *http.Request, needToken bool) *refusal {
 
 // requestToken finds the token in the header, the query, or the cookie.
 func requestToken(r *http.Request) string {
-	if a := r.Header.Get("Authorization"); a != "" {
-		if t, ok := strings.CutPrefix(a, "Bearer "); ok {
-			return strings.TrimSpace(t)
-		}
+	if t, ok := bearer(r.Header.Get("Authorization")); ok {
+		return t
 	}
 	if t := r.URL.Query().Get("token"); t != "" {
 		return t
@@ -134,4 +132,15 @@ func writeJSONError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]string{"error": msg})
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// bearer reads the token of an Authorization header in the Bearer scheme. The scheme's name is
+// case-insensitive (RFC 7235, section 2.1): "Bearer T", "bearer T" and "BEARER T" all carry T.
+func bearer(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
 }

@@ -64,3 +64,26 @@ func TestGuard(t *testing.T) {
 	r.AddCookie(&http.Cookie{Name: TokenCookie, Value: "secret-token"})
 	assert.Nil(t, g.check(r, true))
 }
+
+// TestBearerSchemeIsCaseInsensitive reads the token of Authorization headers: the scheme's name
+// is matched without regard to case (RFC 7235), other schemes and empty tokens carry none.
+func TestBearerSchemeIsCaseInsensitive(t *testing.T) {
+	for _, tc := range []struct {
+		header, token string
+		ok            bool
+	}{
+		{"Bearer abc", "abc", true},
+		{"bearer abc", "abc", true},
+		{"BEARER abc", "abc", true},
+		{"  Bearer   abc  ", "abc", true},
+		{"Bearer", "", false},
+		{"Bearer   ", "", false},
+		{"Basic abc", "", false},
+		{"Bearerabc", "", false},
+		{"", "", false},
+	} {
+		token, ok := bearer(tc.header)
+		assert.Equal(t, tc.token, token, "%q", tc.header)
+		assert.Equal(t, tc.ok, ok, "%q", tc.header)
+	}
+}

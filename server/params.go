@@ -197,11 +197,10 @@ func (p *params) badInput(format string, a ...any) {
 	}
 }
 
-// done refuses params the method does not take and returns the first problem.
+// done refuses params the method does not take and returns the first problem. An unknown param
+// is reported before any other problem: it is most often a misspelt one ("fram" for "frame"),
+// which would otherwise be reported as missing.
 func (p *params) done() *Error {
-	if p.err != nil {
-		return p.err
-	}
 	var unknown []string
 	for k := range p.fields {
 		if !p.m.takes(k) {
@@ -210,7 +209,7 @@ func (p *params) done() *Error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		p.fail("unknown param %q; it takes %s", unknown[0], p.m.usage)
+		p.err = newError(CodeInvalidParams, "%s: unknown param %q; it takes %s", p.m.name, unknown[0], p.m.usage)
 		p.err.Data.Valid = p.m.paramNames()
 	}
 	return p.err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/adi-bridge/adi/adi"
@@ -20,7 +21,7 @@ func init() {
 		&method{name: "trace.children", usage: "{session, frame}",
 			summary: "the direct callees of a frame (func#N or its index in T)", call: traceChildren},
 		&method{name: "trace.source", usage: "{session, file}",
-			summary: "the source lines of a file that appears in T", call: traceSource},
+			summary: "the source lines of a file that appears in T (absolute, or relative to the session's dir)", call: traceSource},
 	)
 }
 
@@ -122,6 +123,10 @@ func traceSource(c *call) (any, error) {
 		return nil, err
 	}
 	t := s.Trace()
+	if !filepath.IsAbs(file) {
+		// A relative path is relative to the session's directory, where the target ran.
+		file = filepath.Join(s.Info().Dir, file)
+	}
 	known := false
 	for i := range t.Frames {
 		if t.Frames[i].File == file {

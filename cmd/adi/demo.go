@@ -15,13 +15,19 @@ func init() {
 	commands["demo"] = command{summary: "investigate the bundled buggy program (orders.py) with ADI", run: runDemo}
 }
 
-// demoSteps is the investigation `adi demo` shows: the paper's loop on a silent wrong result.
-var demoSteps = []struct{ why, cmd string }{
-	{"The program prints a total of 29.0; 26.0 was expected. Look at the calls it made:", "call-tree --depth 4"},
-	{"bulk_rate#3 got rate=0.15 but returned 0.0. Break where a discount rate was given:", "break bulk_rate rate > 0"},
-	{"", "continue"},
-	{"The first hit (apples, qty 12) is right. Next hit:", "continue"},
-	{"qty is 10, exactly the bulk quantity, yet the discount branch was skipped. Confirm in that frame:", "exec bulk_rate#3 -l 16 qty, BULK_QUANTITY, qty > BULK_QUANTITY"},
+// demoSteps is the investigation `adi demo` shows: the paper's loop on a silent wrong result. cmd
+// is the ADI command line the demo runs; shell is the same command as typed in bash, which the
+// CLI answers the same way in the demo's directory (the README shows these lines, and its test
+// runs them).
+var demoSteps = []struct{ why, cmd, shell string }{
+	{"The program prints a total of 29.0; 26.0 was expected. Look at the calls it made:",
+		"call-tree --depth 4", `call-tree "python orders.py" --depth 4`},
+	{"bulk_rate#3 got rate=0.15 but returned 0.0. Break where a discount rate was given:",
+		`break bulk_rate --cond "rate > 0"`, `break bulk_rate --cond "rate > 0"`},
+	{"", "continue", "continue"},
+	{"The first hit (apples, qty 12) is right. Next hit:", "continue", "continue"},
+	{"qty is 10, exactly the bulk quantity, yet the discount branch was skipped. Confirm in that frame:",
+		`exec bulk_rate#3 -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`, `exec bulk_rate#3 -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`},
 }
 
 func runDemo(ctx context.Context, g *globals, args []string) error {
@@ -55,7 +61,7 @@ func runDemo(ctx context.Context, g *globals, args []string) error {
 		if st.why != "" {
 			fmt.Fprintf(g.stdout, "\n# %s\n", st.why)
 		}
-		fmt.Fprintf(g.stdout, "\n$ adi %s\n", st.cmd)
+		fmt.Fprintf(g.stdout, "\n$ adi %s\n", st.shell)
 		ans, err := s.Do(ctx, cmd, adi.TextOptions{})
 		if err != nil {
 			return err
