@@ -49,6 +49,7 @@ func TestParseCommand(t *testing.T) {
 		{`exec t:f#2 -l 12 "print('a b')"`, ExecCmd{Frame: tf2, Line: 12, Visit: 1, Stmt: "print('a b')"}, "exec t:f#2 -l 12 print('a b')"},
 		{`exec t:f#2 -s -x`, ExecCmd{Frame: tf2, Visit: 1, Stmt: "-x"}, "exec t:f#2 -s -x"},
 		{"exec t:f#2 --then-continue -l 4 x = 0", ExecCmd{Frame: tf2, Line: 4, Visit: 1, ThenContinue: true, Stmt: "x = 0"}, "exec t:f#2 -l 4 --then-continue x = 0"},
+		{"exec t:f#2 -t 3 -l 4 x", ExecCmd{Frame: tf2, Line: 4, Visit: 1, Timeout: 3, Stmt: "x"}, "exec t:f#2 -l 4 -t 3 x"},
 		{`exec t:f#2 print('it\'s')`, ExecCmd{Frame: tf2, Visit: 1, Stmt: `print('it\'s')`}, `exec t:f#2 print('it\'s')`},
 		{"exec t:f#2 -k 1 x = 1\ny = 2", ExecCmd{Frame: tf2, Visit: 1, Stmt: "x = 1\ny = 2"}, "exec t:f#2 x = 1\ny = 2"},
 	}
@@ -82,9 +83,9 @@ func TestParseCommandErrors(t *testing.T) {
 		{"diff t:f#1", "diff: it takes two frames; usage: diff FUNC#N FUNC#M"},
 		{"diff t:f#1 t:f#2 t:f#3", "diff: it takes two frames; usage: diff FUNC#N FUNC#M"},
 		{"flt t:f#1 x", "flt: it takes one frame; usage: flt [FUNC#N]"},
-		{"exec t:f#1", "exec: the statement is missing; usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT"},
-		{"exec t:f#1 -l x print(1)", `exec: -l takes a whole number from 1 (got "x"); usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT`},
-		{"exec -l 3 t:f#1 x", `exec: unknown option "-l"; usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT`},
+		{"exec t:f#1", "exec: the statement is missing; usage: exec FUNC#N [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue] STATEMENT"},
+		{"exec t:f#1 -l x print(1)", `exec: -l takes a whole number from 1 (got "x"); usage: exec FUNC#N [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue] STATEMENT`},
+		{"exec -l 3 t:f#1 x", `exec: unknown option "-l"; usage: exec FUNC#N [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue] STATEMENT`},
 		{`break 't:f x`, `break: unterminated ' quote in "'t:f x"; usage: break FUNC [CONDITION]`},
 		{`"break`, `unterminated " quote in "\"break"; use one of: break, clear, continue, prev, step-into, step-out, call-tree, list-frames, flt, diff, exec, state, list`},
 	}
