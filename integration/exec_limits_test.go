@@ -219,3 +219,41 @@ func TestMCPExecCancel(t *testing.T) {
 	require.False(t, res.IsError, mcpText(t, res))
 	assert.Equal(t, strings.TrimSuffix(execAnswer, "\n"), strings.TrimSuffix(mcpText(t, res), "\n"))
 }
+
+// TestNoDebugpyRefusedAtOnce records and execs a target run by a python without debugpy (a venv
+// without site packages): both work, since neither needs debugpy; exec --then-continue and live
+// mode, which do, refuse at once with one line that says how to install it, instead of debugpy's
+// "Timed out waiting for debuggee to spawn" 15 s later.
+func TestNoDebugpyRefusedAtOnce(t *testing.T) {
+	needPython(t)
+	venv := filepath.Join(t.TempDir(), "venv")
+	out, err := exec.Command("/usr/bin/python3", "-m", "venv", "--without-pip", venv).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	py := filepath.Join(venv, "bin", "python")
+	dir := t.TempDir()
+	writeProgram(t, dir, "t.py", hangProgram)
+	r := newCLI(t, dir)
+	cmd := py + " t.py"
+
+	res := r.run("call-tree", cmd)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "t:f#1(x=1) → 4\n")
+	res = r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")
+	assert.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, execAnswer, res.stdout)
+
+	install := " has no debugpy, which %s needs (recording and exec do not); install it into that python (`" + py +
+		" -m pip install debugpy`), or for /usr/bin/python3 run `make deps` (Debian's python3-debugpy)\n"
+	res = r.run("exec", "--then-continue", "t.py:f#1", "-l", "7", "-s", "y = 5")
+	assert.Equal(t, 1, res.code)
+	assert.Equal(t, "", res.stdout)
+	assert.Equal(t, "adi: "+py+strings.Replace(install, "%s", "exec --then-continue", 1), res.stderr)
+
+	res = r.run("live", "start", cmd)
+	assert.Equal(t, 1, res.code)
+	assert.Equal(t, "adi: "+py+strings.Replace(install, "%s", "live mode", 1), res.stderr)
+
+	res = r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")
+	assert.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, execAnswer, res.stdout)
+}
