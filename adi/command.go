@@ -68,17 +68,23 @@ type FLTCmd struct {
 	Frame *Ref `json:"frame,omitempty"`
 }
 
-// ExecCmd is "exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT". Line 0 means the
-// frame's last executed line (the one it returned or raised from), and Visit is 1 unless given (with
-// Line 0: the last visit). ThenContinue lets the program run on to its end after the statement and
-// reports what happened downstream, so a fix hypothesis can be checked without editing a file.
+// ExecCmd is "exec FUNC#N [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue] STATEMENT". Line 0
+// means the frame's last executed line (the one it returned or raised from), and Visit is 1 unless
+// given (with Line 0: the last visit). ThenContinue lets the program run on to its end after the
+// statement and reports what happened downstream, so a fix hypothesis can be checked without
+// editing a file. Timeout is how many seconds the statement may run (0: DefaultExecTimeout).
 type ExecCmd struct {
 	Frame        Ref    `json:"frame"`
 	Line         int    `json:"line,omitempty"`
 	Visit        int    `json:"visit"`
 	ThenContinue bool   `json:"then_continue,omitempty"`
+	Timeout      int    `json:"timeout,omitempty"`
 	Stmt         string `json:"stmt"`
 }
+
+// DefaultExecTimeout is how many seconds an exec statement may run when the command gives no
+// limit: well under the 60 s after which MCP clients give a call up.
+const DefaultExecTimeout = 10
 
 // Name returns "break".
 func (BreakCmd) Name() string { return "break" }
@@ -176,8 +182,8 @@ func (ListCmd) String() string { return "list" }
 // String writes "flt [FUNC#N]".
 func (c FLTCmd) String() string { return join("flt", optRef(c.Frame)) }
 
-// String writes "exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] [-s] STATEMENT"; -s marks a statement that
-// starts with '-'.
+// String writes "exec FUNC#N [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue] [-s] STATEMENT"; -s
+// marks a statement that starts with '-'.
 func (c ExecCmd) String() string {
 	visit := 0
 	if c.Visit != 1 {
@@ -191,7 +197,7 @@ func (c ExecCmd) String() string {
 	if c.ThenContinue {
 		then = "--then-continue"
 	}
-	return join("exec", quoteWord(c.Frame.String()), numFlag("-l", c.Line), numFlag("-k", visit), then, marker, quoteRest(c.Stmt))
+	return join("exec", quoteWord(c.Frame.String()), numFlag("-l", c.Line), numFlag("-k", visit), numFlag("-t", c.Timeout), then, marker, quoteRest(c.Stmt))
 }
 
 // join joins the non-empty parts with spaces.

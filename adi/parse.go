@@ -19,7 +19,7 @@ var usages = map[string]string{
 	"state":       "state",
 	"list":        "list",
 	"flt":         "flt [FUNC#N]",
-	"exec":        "exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT",
+	"exec":        "exec FUNC#N [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue] STATEMENT",
 }
 
 // bareCommands are the commands that take no arguments.
@@ -300,7 +300,7 @@ func parseExec(w *words) (Command, error) {
 		start := w.pos
 		// A word that cannot be read (an unbalanced quote) starts the statement.
 		word, err := w.next()
-		if err != nil || (word != "-l" && word != "-k" && word != "-s" && word != "--then-continue") {
+		if err != nil || (word != "-l" && word != "-k" && word != "-t" && word != "-s" && word != "--then-continue") {
 			w.pos = start
 			break
 		}
@@ -315,9 +315,12 @@ func parseExec(w *words) (Command, error) {
 		if err != nil {
 			return nil, err
 		}
-		if word == "-l" {
+		switch word {
+		case "-l":
 			c.Line = n
-		} else {
+		case "-t":
+			c.Timeout = n
+		default:
 			c.Visit = n
 		}
 	}

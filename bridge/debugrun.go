@@ -36,7 +36,7 @@ type debugRun struct {
 // startDebug launches the program under debugpy. configure runs between launch and
 // configurationDone, where breakpoints are set. The caller must call close.
 func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func(context.Context, *dap.Client) error) (*debugRun, error) {
-	if err := rn.needDebugpy(); err != nil {
+	if err := rn.needDebugpy(ctx); err != nil {
 		return nil, err
 	}
 	probeDir, dir, cfgPath, err := rn.prepare(req)
@@ -51,10 +51,22 @@ func (rn *runner) startDebug(ctx context.Context, req RunRequest, configure func
 	return d, nil
 }
 
-// needDebugpy says why a debug run cannot start, if it cannot.
-func (rn *runner) needDebugpy() error {
-	if rn.prog.Debugpy == nil {
-		return fmt.Errorf("this run needs debugpy, and no python with debugpy was found; run `make deps` or pass --python")
+// needDebugpy says why a debug run (exec --then-continue) cannot start, if it cannot: no python
+// has debugpy for the adapter, or the program's interpreter has none for the debuggee.
+func (rn *runner) needDebugpy(ctx context.Context) error {
+	return NeedDebugpy(ctx, rn.prog, "exec --then-continue")
+}
+
+// NeedDebugpy says why prog cannot run under debugpy for what ("live mode"), if it cannot: no
+// python with debugpy was found for the adapter, or the program's interpreter (the debuggee)
+// has no debugpy. The check is cached per interpreter.
+func NeedDebugpy(ctx context.Context, prog *Program, what string) error {
+	if err := dap.NeedDebugpy(ctx, prog.Python, what); err != nil {
+		return err
+	}
+	if prog.Debugpy == nil {
+		return fmt.Errorf("%s needs debugpy and no python with it was found (tried --python, $ADI_PYTHON, python3 on PATH, /usr/bin/python3); "+
+			"run `make deps` (Debian's python3-debugpy) or `PYTHON -m pip install debugpy`, or pass --python", what)
 	}
 	return nil
 }

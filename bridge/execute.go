@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	godap "github.com/google/go-dap"
 
@@ -82,9 +84,16 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 	}
 	f := s.trace.Frames[j]
 	line, visit := c.Line, max(c.Visit, 1)
+	if c.Timeout < 0 {
+		return nil, adi.BadInputf("exec's timeout must be a whole number of seconds from 1 (got %d)", c.Timeout)
+	}
+	limit := time.Duration(c.Timeout) * time.Second
+	if limit == 0 {
+		limit = adi.DefaultExecTimeout * time.Second
+	}
 	var out *adi.ExecResult
 	if _, cached := s.flts[j]; !cached && line > 0 && !c.ThenContinue {
-		out, err = s.execHere(ctx, j, line, visit, c.Stmt)
+		out, err = s.execHere(ctx, j, line, visit, c.Stmt, limit)
 	} else {
 		var flt *adi.FLT
 		if flt, err = s.FLT(ctx, j); err != nil {
@@ -94,9 +103,9 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 			return nil, err
 		}
 		if c.ThenContinue {
-			out, err = s.runAt(ctx, j, line, visit, c.Stmt, true)
+			out, err = s.runAt(ctx, j, line, visit, c.Stmt, limit, true)
 		} else {
-			out, err = s.execHere(ctx, j, line, visit, c.Stmt)
+			out, err = s.execHere(ctx, j, line, visit, c.Stmt, limit)
 		}
 	}
 	if err != nil {
@@ -110,19 +119,26 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 // statement: the probe runs it when invocation T[j] starts its visit-th step at line, writes
 // exec.json and ends the run there (probe/PROTOCOL.md, config "stops"). The run steps T[j], so when
 // the step is never reached (the run then goes to its end) the FLT it recorded gives execPoint's
-// answer, and is cached like any FLT.
-func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string) (*adi.ExecResult, error) {
+// answer, and is cached like any FLT. A statement that runs longer than limit is ended by the probe,
+// which says where it was (or, if the probe cannot, killed by the bridge stopGrace later).
+func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string, limit time.Duration) (*adi.ExecResult, error) {
 	f := s.trace.Frames[j]
-	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit, Exec: stmt}
-	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}, Light: true}
+	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit, Exec: stmt, Timeout: limit.Seconds()}
+	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}, Light: true, StmtLimit: limit + stopGrace}
 	run, err := s.record(ctx, "exec in "+f.FID.String(), req)
+	if errors.Is(err, errStmtKilled) {
+		return nil, s.stmtTimedOut(j, line, limit, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
 	res := run.Rec.Result
 	if res != nil && res.Stopped == "exec" {
-		out, err := readExecResult(run.Dir)
+		out, where, err := readExecResult(run.Dir)
 		s.discard(run) // exec changes nothing: its run leaves nothing on disk
+		if err == nil && where != nil {
+			return nil, s.stmtTimedOut(j, line, limit, where)
+		}
 		return out, err
 	}
 	if run.TimedOut {
@@ -140,27 +156,71 @@ func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string)
 	return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d (%s)", f.FID, line, visit, runSummary(run))
 }
 
-// readExecResult reads the exec.json the probe's evaluator left in run directory dir.
-func readExecResult(dir string) (*adi.ExecResult, error) {
+// execWhere is where an exec statement was when the probe ended it at its time limit (exec.json's
+// "timeout"): the innermost frame outside the probe; File is "<adi exec>" inside the statement.
+type execWhere struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Func string `json:"func"`
+}
+
+// stmtFile is the file name of the statement's own code in the probe (execute.STATEMENT).
+const stmtFile = "<adi exec>"
+
+// readExecResult reads the exec.json the probe's evaluator left in run directory dir; where is set
+// when the probe ended the statement at its time limit.
+func readExecResult(dir string) (out *adi.ExecResult, where *execWhere, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, execResultFile))
 	if err != nil {
-		return nil, fmt.Errorf("the probe left no exec result: %w", err)
+		return nil, nil, fmt.Errorf("the probe left no exec result: %w", err)
 	}
 	var res struct {
 		Output    string         `json:"output"`
 		Value     *string        `json:"value"`
 		Exception *adi.Exception `json:"exception"`
+		Timeout   *execWhere     `json:"timeout"`
 	}
 	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("the probe's exec result is not valid JSON: %w", err)
+		return nil, nil, fmt.Errorf("the probe's exec result is not valid JSON: %w", err)
 	}
-	return &adi.ExecResult{Output: res.Output, Value: res.Value, Exception: res.Exception}, nil
+	return &adi.ExecResult{Output: res.Output, Value: res.Value, Exception: res.Exception}, res.Timeout, nil
+}
+
+// stmtTimedOut is the error of an exec whose statement ran longer than limit in frame T[j] at
+// line: where the frame was and, when known, where the statement was running. Its kind is a
+// deadline, so the API answers with the timeout code.
+func (s *Session) stmtTimedOut(j, line int, limit time.Duration, where *execWhere) error {
+	f := s.trace.Frames[j]
+	at := ""
+	switch {
+	case where == nil || where.Line == 0:
+	case where.File == stmtFile:
+		at = fmt.Sprintf(" (it was running line %d of the statement)", where.Line)
+	default:
+		at = fmt.Sprintf(" (it was running %s:%d, in %s)", s.shortPath(where.File), where.Line, where.Func)
+	}
+	return adi.Errorf(context.DeadlineExceeded, "the statement ran longer than %s in %s at %s:%d%s; it was stopped and the session is still usable: "+
+		"raise the limit with --timeout SECONDS (timeout over the API and MCP)", seconds(limit), f.FID, s.shortPath(f.File), line, at)
+}
+
+// shortPath writes a file under the session's root relative to it, others as they are.
+func (s *Session) shortPath(file string) string {
+	if rel, err := filepath.Rel(s.prog.Root, file); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return file
+}
+
+// seconds writes a duration as whole seconds ("10 s"), or with a fraction when it has one.
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // runAt re-runs the program under debugpy to the visit-th arrival of T[j] at line and runs stmt
 // (exec --then-continue). With thenContinue the program then runs to its end and the result says how
-// it ended. A session that used it keeps a debug run ready for the next one (standby.go).
-func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, thenContinue bool) (*adi.ExecResult, error) {
+// it ended. A session that used it keeps a debug run ready for the next one (standby.go). A
+// statement that runs longer than limit ends the run (its processes are killed).
+func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, limit time.Duration, thenContinue bool) (*adi.ExecResult, error) {
 	f := s.trace.Frames[j]
 	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit}
 	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}}
@@ -219,14 +279,20 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, th
 	}
 	lit, _ := json.Marshal(stmt) // a JSON string is a valid Python string literal
 	expr := fmt.Sprintf("__import__('adi_probe.execute', fromlist=['run']).run(%s)", lit)
-	if _, err := d.ad.Client.Evaluate(ctx, expr, frames[0].Id, "repl"); err != nil {
+	evalCtx, cancelEval := context.WithTimeout(ctx, limit)
+	_, err = d.ad.Client.Evaluate(evalCtx, expr, frames[0].Id, "repl")
+	cancelEval()
+	if err != nil && ctx.Err() == nil && errors.Is(evalCtx.Err(), context.DeadlineExceeded) {
+		return nil, s.stmtTimedOut(j, line, limit, nil) // d.close (deferred) ends the run
+	}
+	if err != nil {
 		var re *dap.ResponseError
 		if errors.As(err, &re) {
 			return nil, fmt.Errorf("the probe could not run the statement: %s", lastLine(re.Message))
 		}
 		return nil, err
 	}
-	out, err := readExecResult(d.run.Dir)
+	out, _, err := readExecResult(d.run.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -96,16 +96,28 @@ func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error)
 	if p.Timeout <= 0 {
 		p.Timeout = DefaultTimeout
 	}
-	// The python with debugpy is needed for execute and live runs; recording works without it
-	// when the target names its own interpreter.
+	// The python with debugpy is needed for exec --then-continue and live runs only; recording
+	// and exec work without it, so a target run by a python without debugpy is recorded with
+	// that python, and what needs debugpy says so (NeedDebugpy).
 	dbg, dbgErr := dap.FindPython(ctx, o.Python)
 	p.Debugpy = dbg
 	switch {
-	case plainPython(tg.Python):
-		if dbgErr != nil {
-			return nil, tg, dbgErr
-		}
+	case plainPython(tg.Python) && dbgErr == nil:
 		p.Python = dbg.Path
+	case plainPython(tg.Python) && o.Python != "":
+		p.Python = o.Python // the interpreter chosen, without debugpy
+		if !strings.ContainsRune(p.Python, '/') {
+			if p.Python, err = exec.LookPath(o.Python); err != nil {
+				return nil, tg, adi.BadInputf("interpreter %q (--python) not found on PATH; give its path", o.Python)
+			}
+		}
+	case plainPython(tg.Python):
+		if p.Python, err = exec.LookPath(tg.Python); err != nil {
+			if _, serr := os.Stat("/usr/bin/python3"); serr != nil {
+				return nil, tg, adi.BadInputf("interpreter %q not found on PATH; give its path", tg.Python)
+			}
+			p.Python = "/usr/bin/python3"
+		}
 	case strings.ContainsRune(tg.Python, '/'):
 		p.Python = absIn(dir, tg.Python)
 	default:

@@ -80,7 +80,19 @@ type RunRequest struct {
 	Light bool
 	// Output receives the target's output as it comes (may be nil): category is "stdout" or "stderr".
 	Output func(category string, text []byte)
+	// StmtLimit, for a run with an Exec stop whose probe ends the statement itself at its
+	// timeout, is when the bridge kills the run if the probe could not (a statement holding the
+	// interpreter's lock): counted from the statement's start (execStarted); 0 for none.
+	StmtLimit time.Duration
 }
+
+// execStarted is the file the probe creates in the run directory as an Exec stop's statement
+// starts (probe/PROTOCOL.md, "stops").
+const execStarted = "exec.started"
+
+// errStmtKilled is returned by record when it killed a run whose exec statement outlived
+// RunRequest.StmtLimit.
+var errStmtKilled = errors.New("the exec statement outlived its time limit and was killed")
 
 // tailPoll is how often a recording run's calls.bin is read while it runs (probe.Tail).
 const tailPoll = 50 * time.Millisecond
@@ -199,6 +211,7 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	tail := probe.NewTail(dir)
 	poll := time.NewTicker(tailPoll)
 	defer poll.Stop()
+	var stmtC <-chan time.Time // armed once the exec statement has started (StmtLimit)
 	var waitErr error
 wait:
 	for {
@@ -207,6 +220,18 @@ wait:
 			break wait
 		case <-poll.C:
 			tail.Poll()
+			if req.StmtLimit > 0 && stmtC == nil {
+				if _, err := os.Stat(filepath.Join(dir, execStarted)); err == nil {
+					stmt := time.NewTimer(req.StmtLimit)
+					defer stmt.Stop()
+					stmtC = stmt.C
+				}
+			}
+		case <-stmtC:
+			dap.KillRun(cmd.Process.Pid, tag)
+			<-done
+			_ = os.RemoveAll(dir)
+			return nil, errStmtKilled
 		case <-timeout.C:
 			run.TimedOut, run.TimeLimit = true, p.Timeout
 			var cancelled bool

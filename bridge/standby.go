@@ -58,7 +58,7 @@ func (sb *standby) release() {
 
 // startStandby starts a standby in the background unless the session has one or is closed.
 func (s *Session) startStandby() {
-	if s.rn.needDebugpy() != nil {
+	if s.rn.needDebugpy(context.Background()) != nil {
 		return
 	}
 	s.sbMu.Lock()

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,11 +83,17 @@ func (c *rpcClient) call(ctx context.Context, method string, params, out any) er
 	if params == nil {
 		params = struct{}{}
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	id := callID()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	if err != nil {
 		return fmt.Errorf("adi: cannot encode the params of %s: %w", method, err)
 	}
 	data, err := c.post(ctx, body)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, errNotSent) {
+		// Interrupted (Ctrl-C) while the daemon runs the call: cancel it there, so that its runs
+		// end now instead of holding the session.
+		return c.cancelRemote(method, id)
+	}
 	if err != nil && errors.Is(err, errNotSent) && c.env != nil {
 		// The daemon of daemon.json is gone: start one (or find the one another command
 		// started meanwhile) and call it once more.
@@ -122,6 +130,38 @@ func (c *rpcClient) call(ctx context.Context, method string, params, out any) er
 	}
 	return nil
 }
+
+// ErrInterrupted is wrapped by the error of a call interrupted by the user (Ctrl-C).
+var ErrInterrupted = errors.New("interrupted")
+
+// callID returns a JSON-RPC id no other client uses, so that $/cancelRequest (which the daemon
+// matches by id among the HTTP requests it runs) cancels this call only.
+func callID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "cli-" + hex.EncodeToString(b[:])
+}
+
+// cancelRemote asks the daemon to cancel the call id of method (on a connection of its own: the
+// call's is given up) and returns the error that says what happened.
+func (c *rpcClient) cancelRemote(method, id string) error {
+	c.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	other := newRPC(c.info)
+	defer other.close()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": callID(), "method": "$/cancelRequest", "params": map[string]any{"id": id}})
+	if _, err := other.post(ctx, body); err != nil {
+		return fmt.Errorf("adi: interrupted; could not cancel %s in the daemon (%w), which finishes it on its own", method, err)
+	}
+	return interrupted{fmt.Errorf("adi: interrupted: %s was cancelled; the runs it started were ended and the session is still usable", method)}
+}
+
+// interrupted marks err as ErrInterrupted without changing its text.
+type interrupted struct{ error }
+
+func (e interrupted) Unwrap() error        { return e.error }
+func (e interrupted) Is(target error) bool { return target == ErrInterrupted }
 
 // post sends one JSON-RPC message and returns the body of the answer.
 func (c *rpcClient) post(ctx context.Context, body []byte) ([]byte, error) {

@@ -22,6 +22,8 @@ const (
 	ExitOK     = 0 // answered
 	ExitFailed = 1 // the target failed (the answer is still printed) or the command failed
 	ExitUsage  = 2 // adi was called wrongly
+	// ExitInterrupted is a command interrupted by SIGINT (Ctrl-C), as a shell reports one.
+	ExitInterrupted = 130
 )
 
 // Env is what a CLI command needs from its process.
@@ -267,7 +269,7 @@ func flush(env *Env, inv Invocation, results []json.RawMessage) {
 	}
 }
 
-// fail prints an error as one line and returns ExitFailed.
+// fail prints an error as one line and returns ExitFailed (ExitInterrupted for Ctrl-C).
 func fail(env *Env, err error) int {
 	msg := err.Error()
 	var re *server.Error
@@ -279,6 +281,9 @@ func fail(env *Env, err error) int {
 		msg = "adi: " + msg
 	}
 	fmt.Fprintln(env.Stderr, msg)
+	if errors.Is(err, ErrInterrupted) {
+		return ExitInterrupted
+	}
 	return ExitFailed
 }
 

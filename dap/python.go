@@ -99,6 +99,32 @@ func FindPython(ctx context.Context, flag string) (*Python, error) {
 		ErrNoPython, strings.Join(why, "; "))
 }
 
+// ErrNoDebugpy is matched (errors.Is) by NeedDebugpy's error when the interpreter has no debugpy.
+var ErrNoDebugpy = errors.New("no debugpy")
+
+// noDebugpy is NeedDebugpy's error: its text is only the message.
+type noDebugpy struct{ msg string }
+
+func (e noDebugpy) Error() string        { return e.msg }
+func (e noDebugpy) Is(target error) bool { return target == ErrNoDebugpy }
+
+// NeedDebugpy checks, before anything is started under debugpy, that the interpreter python can
+// find debugpy (without importing it; the answer is cached per interpreter like FindPython's), and
+// otherwise says in one line that it cannot and how to install it. what names what needs it
+// ("exec --then-continue", "live mode"). Without the check, debugpy's adapter waits 15 s for a
+// debuggee that cannot start and then refuses the launch.
+func NeedDebugpy(ctx context.Context, python, what string) error {
+	_, err := cachedInspect(ctx, python)
+	if err == nil {
+		return nil
+	}
+	if !strings.Contains(err.Error(), "cannot import debugpy") {
+		return fmt.Errorf("cannot check that %s has debugpy, which %s needs: %w", python, what, err)
+	}
+	return noDebugpy{fmt.Sprintf("%s has no debugpy, which %s needs (recording and exec do not); install it into that python "+
+		"(`%s -m pip install debugpy`), or for /usr/bin/python3 run `make deps` (Debian's python3-debugpy)", python, what, python)}
+}
+
 // InspectPython runs path to learn its version and whether debugpy can be found (Debugpy is then
 // "found"; Details fills in the versions).
 func InspectPython(ctx context.Context, path string) (*Python, error) {

@@ -926,7 +926,7 @@ func TestLiveKeepsServerAwake(t *testing.T) {
 	defer func() { _ = srv.Close(context.Background()) }()
 	var a liveAnswer
 	ctx := testContext(t, time.Minute)
-	raw, rerr := srv.Handler().CallJSON("live.start", map[string]any{"command": "python states.py", "dir": liveCopy(t), "id": "awake"})
+	raw, rerr := srv.Handler().CallJSON(context.Background(), "live.start", map[string]any{"command": "python states.py", "dir": liveCopy(t), "id": "awake"})
 	require.Nil(t, rerr)
 	require.NoError(t, json.Unmarshal(raw, &a))
 	require.Equal(t, "Start", a.State)
@@ -935,7 +935,7 @@ func TestLiveKeepsServerAwake(t *testing.T) {
 		t.Fatal("the server stopped with a live session open")
 	case <-time.After(1500 * time.Millisecond):
 	}
-	_, rerr = srv.Handler().CallJSON("live.close", map[string]any{"live": "awake"})
+	_, rerr = srv.Handler().CallJSON(context.Background(), "live.close", map[string]any{"live": "awake"})
 	require.Nil(t, rerr)
 	select {
 	case <-srv.Stopped():

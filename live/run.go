@@ -69,8 +69,8 @@ type run struct {
 // debugpy, not a line of it run. life bounds the run's processes: when it ends, they end.
 func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string, out *outputs, log hclog.Logger,
 	configure func(context.Context, *dap.Client) error) (*run, error) {
-	if prog.Debugpy == nil {
-		return nil, fmt.Errorf("live mode needs a python with debugpy and none was found; run `make deps` or pass --python")
+	if err := bridge.NeedDebugpy(ctx, prog, "live mode"); err != nil {
+		return nil, err
 	}
 	launcher, err := installLauncher()
 	if err != nil {

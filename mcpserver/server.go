@@ -115,7 +115,7 @@ func addTool[In any](s *Server, name string, prep prepare, ans answer, progress 
 				}
 				stop = s.progress(ctx, req, session)
 			}
-			raw, rerr := s.h.CallJSON(method, params)
+			raw, rerr := s.h.CallJSON(ctx, method, params)
 			stop()
 			if rerr != nil {
 				return nil, nil, fmt.Errorf("%s (%s)", rerr.Message, rerr.Kind())

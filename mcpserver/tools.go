@@ -65,6 +65,7 @@ type execIn struct {
 	Line         int    `json:"line,omitempty" jsonschema:"stop when the frame reaches this line (default: its last line, before it returns)"`
 	Visit        int    `json:"visit,omitempty" jsonschema:"which arrival at that line, for lines in loops (default 1)"`
 	ThenContinue bool   `json:"then_continue,omitempty" jsonschema:"afterwards let the program run on to its end and report the downstream outcome: how this frame ended (its return value or exception) and whether the program (e.g. a test) now passes; validates a fix hypothesis without editing a file"`
+	Timeout      int    `json:"timeout,omitempty" jsonschema:"seconds the statement may run before it is stopped (default 10)"`
 }
 
 type closeIn struct {

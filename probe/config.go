@@ -86,4 +86,7 @@ type Stop struct {
 	Line  int    `json:"line"`
 	Visit int    `json:"visit"`
 	Exec  string `json:"exec,omitempty"`
+	// Timeout is how many seconds the Exec statement may run before the probe ends the run and
+	// says where the statement was (0: no limit).
+	Timeout float64 `json:"timeout,omitempty"`
 }

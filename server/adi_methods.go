@@ -70,8 +70,8 @@ func init() {
 			func(*params) adi.Command { return adi.ListCmd{} }),
 		adiMethod("adi.flt", "{session, frame?, budget?}", "show the FLT of a frame (the current one by default) without moving", false,
 			func(p *params) adi.Command { return adi.FLTCmd{Frame: p.Ref("frame", false, true)} }),
-		&method{name: "adi.execute", usage: "{session, frame, stmt, line?, visit?, then_continue?, budget?}",
-			summary: "re-run to a frame's line and run a statement there (then_continue: let the program run to its end and report the outcome)", call: adiExecute},
+		&method{name: "adi.execute", usage: "{session, frame, stmt, line?, visit?, then_continue?, timeout?, budget?}",
+			summary: "re-run to a frame's line and run a statement there (then_continue: let the program run to its end and report the outcome; timeout: seconds the statement may run, default 10)", call: adiExecute},
 		&method{name: "adi.run", usage: "{session, line, budget?}",
 			summary: "run one command line as an agent types it, e.g. \"break t:f x > 3\"", call: adiRun},
 	)
@@ -111,12 +111,13 @@ func adiExecute(c *call) (any, error) {
 	stmt := p.String("stmt", true)
 	line, visit := p.Int("line", false, 1), p.Int("visit", false, 1)
 	then := p.Bool("then_continue")
+	timeout := p.Int("timeout", false, 1)
 	if visit == 0 {
 		visit = 1
 	}
 	var cmd adi.Command
 	if frame != nil {
-		cmd = adi.ExecCmd{Frame: *frame, Line: line, Visit: visit, Stmt: stmt, ThenContinue: then}
+		cmd = adi.ExecCmd{Frame: *frame, Line: line, Visit: visit, Stmt: stmt, ThenContinue: then, Timeout: timeout}
 	}
 	return c.do(id, cmd)
 }

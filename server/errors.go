@@ -25,6 +25,8 @@ const (
 	CodeTimeout         = -32005
 	CodeRefused         = -32006
 	CodeRunFailed       = -32007
+	// CodeCancelled is LSP's RequestCancelled: the client cancelled the call.
+	CodeCancelled = -32800
 )
 
 // codeKinds names every code; the name travels in error.data.kind so that clients can switch on
@@ -42,6 +44,7 @@ var codeKinds = map[int]string{
 	CodeTimeout:         "timeout",           // the run hit its wall-clock limit
 	CodeRefused:         "refused",           // the command is invalid in the current state
 	CodeRunFailed:       "run_failed",        // the target or a tool it needs failed to run
+	CodeCancelled:       "cancelled",         // the client cancelled the call ($/cancelRequest)
 }
 
 // Error is a JSON-RPC error object. Message is one line: what is wrong and what to do.

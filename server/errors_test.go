@@ -36,10 +36,10 @@ func TestErrorFrom(t *testing.T) {
 // TestEveryCodeHasAKind keeps the error table whole.
 func TestEveryCodeHasAKind(t *testing.T) {
 	for _, c := range []int{CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams, CodeInternal,
-		CodeSessionNotFound, CodeNotFound, CodeBadInput, CodeSessionClosed, CodeTimeout, CodeRefused, CodeRunFailed} {
+		CodeSessionNotFound, CodeNotFound, CodeBadInput, CodeSessionClosed, CodeTimeout, CodeRefused, CodeRunFailed, CodeCancelled} {
 		assert.NotEmpty(t, codeKinds[c], "code %d", c)
 	}
-	assert.Len(t, codeKinds, 12)
+	assert.Len(t, codeKinds, 13)
 }
 
 func TestUnknownMethodSuggests(t *testing.T) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"runtime/debug"
@@ -56,6 +57,68 @@ type Handler struct {
 	// sources caches the source files of each session's recording, for session.create's
 	// check that a reused recording is still current.
 	sources sync.Map // id → *recordedFiles
+
+	// inflight holds the cancel function of every request running now, for $/cancelRequest.
+	inflightMu sync.Mutex
+	inflight   map[inflightKey]map[uint64]context.CancelFunc
+	nextCall   uint64
+}
+
+// inflightKey names a running request: the scope it came from (a WebSocket connection, or
+// httpScope for every HTTP request) and its JSON-RPC id as sent, compacted.
+type inflightKey struct {
+	scope any
+	id    string
+}
+
+// httpScope is the scope of requests posted to /api/rpc: a $/cancelRequest posted there cancels
+// the HTTP requests of that id (the CLI gives its cancellable calls ids of their own).
+type httpScopeT struct{}
+
+var httpScope any = httpScopeT{}
+
+// track registers cancel for the request id of scope; call the returned function when it ends.
+func (h *Handler) track(scope any, id json.RawMessage, cancel context.CancelFunc) func() {
+	k := inflightKey{scope: scope, id: compactID(id)}
+	h.inflightMu.Lock()
+	defer h.inflightMu.Unlock()
+	if h.inflight == nil {
+		h.inflight = map[inflightKey]map[uint64]context.CancelFunc{}
+	}
+	h.nextCall++
+	n := h.nextCall
+	if h.inflight[k] == nil {
+		h.inflight[k] = map[uint64]context.CancelFunc{}
+	}
+	h.inflight[k][n] = cancel
+	return func() {
+		h.inflightMu.Lock()
+		defer h.inflightMu.Unlock()
+		delete(h.inflight[k], n)
+		if len(h.inflight[k]) == 0 {
+			delete(h.inflight, k)
+		}
+	}
+}
+
+// cancelInflight cancels the requests of scope with that id and reports how many it cancelled.
+func (h *Handler) cancelInflight(scope any, id json.RawMessage) int {
+	k := inflightKey{scope: scope, id: compactID(id)}
+	h.inflightMu.Lock()
+	defer h.inflightMu.Unlock()
+	for _, cancel := range h.inflight[k] {
+		cancel()
+	}
+	return len(h.inflight[k])
+}
+
+// compactID writes a JSON-RPC id without insignificant spaces, so that 7 and " 7" match.
+func compactID(id json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, id) != nil {
+		return string(id)
+	}
+	return b.String()
 }
 
 // lockID serialises work on one session id; call the returned function to unlock.
@@ -99,6 +162,18 @@ func (h *Handler) Idle() time.Duration {
 // to; nil where there is none (HTTP, in-process callers). A panic in a method becomes an
 // internal error and the handler stays usable.
 func (h *Handler) Call(name string, raw json.RawMessage, peer Peer) (result any, rerr *Error) {
+	return h.CallContext(context.Background(), name, raw, peer)
+}
+
+// CallContext is Call that the caller can cancel: when ctx ends, the method's runs end at once
+// and the answer is the error cancelledError describes (the server's shutdown cancels too).
+func (h *Handler) CallContext(ctx context.Context, name string, raw json.RawMessage, peer Peer) (result any, rerr *Error) {
+	return h.call(ctx, name, raw, peer, nil)
+}
+
+// call runs one method for CallContext and serveMessage; scope is the requests' scope for
+// $/cancelRequest (nil: in-process).
+func (h *Handler) call(caller context.Context, name string, raw json.RawMessage, peer Peer, scope any) (result any, rerr *Error) {
 	h.busy.Add(1)
 	defer func() {
 		h.lastActive.Store(time.Now().UnixNano())
@@ -117,13 +192,24 @@ func (h *Handler) Call(name string, raw json.RawMessage, peer Peer) (result any,
 			result, rerr = nil, newError(CodeInternal, "internal error in %s: %v (the server is still up; please report this)", name, r)
 		}
 	}()
+	ctx, cancel := context.WithCancel(h.base)
+	defer cancel()
+	defer context.AfterFunc(caller, cancel)()
 	start := time.Now()
-	res, err := m.call(&call{ctx: h.base, h: h, p: newParams(m, raw), peer: peer})
+	res, err := m.call(&call{ctx: ctx, h: h, p: newParams(m, raw), peer: peer, scope: scope})
 	h.log.Debug("call", "method", name, "elapsed", time.Since(start), "error", err)
 	if err != nil {
+		if caller.Err() != nil && h.base.Err() == nil {
+			return nil, cancelledError(name)
+		}
 		return nil, errorFrom(err)
 	}
 	return res, nil
+}
+
+// cancelledError is the answer to a call its client cancelled.
+func cancelledError(name string) *Error {
+	return newError(CodeCancelled, "%s was cancelled by the client; the runs it started were ended and the session is still usable", name)
 }
 
 // afterAnswer runs what a method asked to happen once its answer is sent (queued on a WebSocket,
@@ -134,13 +220,14 @@ func (h *Handler) afterAnswer() {
 	}
 }
 
-// CallJSON is Call with the result marshalled, for in-process callers (the MCP server).
-func (h *Handler) CallJSON(name string, params any) (json.RawMessage, *Error) {
+// CallJSON is Call with the result marshalled, for in-process callers (the MCP server). Ending
+// ctx cancels the call (CallContext).
+func (h *Handler) CallJSON(ctx context.Context, name string, params any) (json.RawMessage, *Error) {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, newError(CodeInvalidParams, "%s: params cannot be encoded: %v", name, err)
 	}
-	res, rerr := h.Call(name, raw, nil)
+	res, rerr := h.CallContext(ctx, name, raw, nil)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -162,13 +249,24 @@ func (h *Handler) serveMessage(data []byte, peer Peer) []byte {
 	if perr != nil {
 		return encode(&response{JSONRPC: "2.0", ID: nullID, Error: perr})
 	}
+	var scope any = httpScope
+	if peer != nil {
+		scope = peer
+	}
 	var out [][]byte
 	for i, r := range reqs {
 		resp := &response{JSONRPC: "2.0", ID: r.ID}
 		if errs[i] != nil {
 			resp.Error = errs[i]
 		} else {
-			resp.Result, resp.Error = h.Call(r.Method, r.Params, peer)
+			ctx, cancel := context.WithCancel(context.Background())
+			untrack := func() {}
+			if !r.notification() {
+				untrack = h.track(scope, r.ID, cancel)
+			}
+			resp.Result, resp.Error = h.call(ctx, r.Method, r.Params, peer, scope)
+			untrack()
+			cancel()
 			if r.notification() {
 				continue
 			}

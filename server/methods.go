@@ -24,11 +24,14 @@ type method struct {
 // call is one method call being served.
 type call struct {
 	// ctx is detached from the client's connection: a client that goes away does not cancel a
-	// command; the server's shutdown does.
+	// command; the server's shutdown does, and so does the client's $/cancelRequest (or, for an
+	// in-process caller, its context).
 	ctx  context.Context
 	h    *Handler
 	p    *params
 	peer Peer
+	// scope is where the request came from, for $/cancelRequest (nil: an in-process caller).
+	scope any
 }
 
 // session returns the session named by the "session" param.

@@ -11,7 +11,21 @@ func init() {
 		&method{name: "server.info", usage: "{}", summary: "the server's pid, uptime and open sessions", call: serverInfo},
 		&method{name: "server.methods", usage: "{}", summary: "every method with its params", call: serverMethods},
 		&method{name: "server.shutdown", usage: "{}", summary: "stop the server: every session's processes end, data stays on disk", call: serverShutdown},
+		&method{name: "$/cancelRequest", usage: "{id}", summary: "cancel a request still running on this connection (over HTTP: the HTTP requests of that id); it ends at once, its runs with it, and answers with the cancelled error", call: cancelRequest},
 	)
+}
+
+// cancelRequest cancels the running requests of the caller's scope that have the given id
+// (usually sent as a notification; as a request it answers {cancelled: N}, how many it found).
+func cancelRequest(c *call) (any, error) {
+	id := c.p.raw("id", true)
+	if err := c.p.done(); err != nil {
+		return nil, err
+	}
+	if c.scope == nil {
+		return map[string]any{"cancelled": 0}, nil
+	}
+	return map[string]any{"cancelled": c.h.cancelInflight(c.scope, id)}, nil
 }
 
 var started = time.Now()

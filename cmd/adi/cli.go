@@ -36,7 +36,7 @@ func init() {
 	add("state", `["CMD"]`, "show the breakpoints and the frame under inspection", bare("adi.state"))
 	add("list", `["CMD"]`, "list the breakpoints", bare("adi.list"))
 	add("flt", `["CMD"] [FUNC#N]`, "show a frame's FLT without moving (the current frame by default)", buildFLT)
-	add("exec", `["CMD"] FILE:FUNC#N -s STMT [-l LINE] [-k VISIT] [--then-continue]`, "run a statement inside a past frame and print its output", buildExec)
+	add("exec", `["CMD"] FILE:FUNC#N -s STMT [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue]`, "run a statement inside a past frame and print its output", buildExec)
 	commands["sessions"] = command{summary: "list the CLI daemon's sessions", run: runSessions}
 	commands["stop"] = command{summary: "stop the CLI daemon (sessions stay on disk)", run: runStop}
 }
@@ -50,17 +50,27 @@ type cliFlags struct {
 	session string
 	json    bool
 	budget  int
-	timeout int
+	timeout int // one run of the target, when CMD is recorded
+	stmt    int // exec: the statement's limit
 	noCount bool
 	noSeed  bool
 }
 
-func (f *cliFlags) register(fs *flag.FlagSet) {
+// register declares the flags. For exec, -t/--timeout is the statement's limit (what an agent
+// waiting on a hung statement needs) and --run-timeout the recording's; the other commands take
+// both names for the recording's.
+func (f *cliFlags) register(fs *flag.FlagSet, name string) {
 	fs.StringVar(&f.session, "session", os.Getenv("ADI_SESSION"), "session to use (default $ADI_SESSION, else derived from CMD and the directory)")
 	fs.BoolVar(&f.json, "json", false, "print the JSON result instead of the text")
 	fs.IntVar(&f.budget, "budget", 0, "size of the text answer in tokens (default 2000)")
-	fs.IntVar(&f.timeout, "timeout", 0, "seconds one run of the target may take (when CMD is recorded; default 60)")
-	fs.IntVar(&f.timeout, "t", 0, "short for --timeout")
+	fs.IntVar(&f.timeout, "run-timeout", 0, "seconds one run of the target may take (when CMD is recorded; default 60)")
+	if name == "exec" {
+		fs.IntVar(&f.stmt, "timeout", 0, "seconds the statement may run before it is stopped (default 10)")
+		fs.IntVar(&f.stmt, "t", 0, "short for --timeout")
+	} else {
+		fs.IntVar(&f.timeout, "timeout", 0, "seconds one run of the target may take (when CMD is recorded; default 60)")
+		fs.IntVar(&f.timeout, "t", 0, "short for --timeout")
+	}
 	fs.BoolVar(&f.noCount, "no-count", false, "accepted for compatibility with the peer; adi always knows the count")
 	fs.BoolVar(&f.noSeed, "no-seed", false, "do not seed random's unseeded generators (when CMD is recorded; by default every run draws the same numbers, so re-runs replay)")
 }
@@ -68,7 +78,7 @@ func (f *cliFlags) register(fs *flag.FlagSet) {
 func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilder, args []string) error {
 	fs := newFlags(name, usage, g)
 	var cf cliFlags
-	cf.register(fs)
+	cf.register(fs, name)
 	finish := build(fs)
 	pos, err := parse(fs, g, args)
 	if err != nil {
@@ -81,9 +91,12 @@ func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilde
 	if inv.Calls, err = finish(pos); err != nil {
 		return usageError("adi: %s: %v; usage: adi %s %s", name, err, name, usage)
 	}
-	if cf.budget > 0 {
-		for _, c := range inv.Calls {
+	for _, c := range inv.Calls {
+		if cf.budget > 0 {
 			c.Params["budget"] = cf.budget
+		}
+		if cf.stmt > 0 && c.Method == "adi.execute" {
+			c.Params["timeout"] = cf.stmt
 		}
 	}
 	env, err := cliEnv(g)

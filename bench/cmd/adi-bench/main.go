@@ -2,7 +2,7 @@
 // tables (package bench says what each is). `make bench` runs it through scripts/bench.sh, which
 // first runs the 50-session load benchmark and hands its output over with -load.
 //
-//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,realrepos] [-quick]
+//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,tinycli,realrepos] [-quick]
 //
 // -only realrepos prints the real-repository table alone (seven Debian-packaged libraries driven
 // through adi's CLI binary; scripts/deps.sh bench installs them), in a few minutes.
@@ -28,7 +28,7 @@ func main() {
 	repo := flag.String("repo", ".", "adi's repository root (the probe's benchmark is read from it)")
 	reps := flag.Int("reps", 3, "repetitions of each whole-run timing (the best counts)")
 	load := flag.String("load", "", "output of `go test -bench Load50Sessions` to include")
-	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, realrepos (default all)")
+	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, tinycli, realrepos (default all)")
 	quick := flag.Bool("quick", false, "fewer repetitions and steps (a smoke run, not for the README)")
 	level := flag.String("log-level", "warn", "log level for adi's own logs")
 	since := flag.Int64("since", 0, "unix time the whole benchmark began (scripts/bench.sh passes it; default now)")
@@ -172,6 +172,16 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 		progress("DAP round trip, stock and with the NODELAY fix")
 		if r.RoundTrip, err = env.RoundTrips(ctx, stockSteps, steps); err != nil {
 			r.Miss("DAP round trip", err)
+		}
+	}
+	if want("tinycli") {
+		progress("the CLI's first command on a tiny script, cold and warm")
+		exe, err := env.BuildADI(ctx)
+		if err == nil {
+			r.Tiny, err = env.TinyCLI(ctx, exe, latReps)
+		}
+		if err != nil {
+			r.Miss("the CLI on a tiny script", err)
 		}
 	}
 	if want("realrepos") {

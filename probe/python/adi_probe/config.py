@@ -63,9 +63,9 @@ class Stop:
     """A `stops` entry: used by ``adi_probe.hit`` (a debugger's breakpoint condition), or, when
     it has an ``exec`` statement, by the probe itself (``execute.arm``: run it there and end)."""
 
-    __slots__ = ("id", "func", "index", "line", "visit", "arrivals", "exec")
+    __slots__ = ("id", "func", "index", "line", "visit", "arrivals", "exec", "timeout")
 
-    def __init__(self, id_, func, index, line, visit, exec_=None):
+    def __init__(self, id_, func, index, line, visit, exec_=None, timeout=0):
         self.id = id_
         self.func = func
         self.index = index
@@ -73,6 +73,7 @@ class Stop:
         self.visit = visit
         self.arrivals = 0
         self.exec = exec_
+        self.timeout = timeout  # seconds the exec statement may run (0: no limit)
 
 
 class Config:
@@ -221,7 +222,7 @@ def _stop(i, s):
     p = where + "."
     return Stop(_int(s, "id", i, prefix=p), _func(s, where), _int(s, "index", None, minimum=1, prefix=p),
                 _int(s, "line", None, minimum=1, prefix=p), _int(s, "visit", 1, minimum=1, prefix=p),
-                _str(s, "exec", prefix=p))
+                _str(s, "exec", prefix=p), _num(s, "timeout", 0, prefix=p))
 
 
 def _str(d, key, default=None, required=False, prefix=""):
@@ -258,8 +259,8 @@ def _int(d, key, default, minimum=0, prefix=""):
     return v
 
 
-def _num(d, key, default):
+def _num(d, key, default, prefix=""):
     v = d.get(key, default)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
-        raise ConfigError("'%s' must be a non-negative number" % key)
+        raise ConfigError("'%s%s' must be a non-negative number" % (prefix, key))
     return v

@@ -6,7 +6,12 @@
   debugger): when the stepper of invocation ``func#index`` starts its ``visit``-th step at
   ``line`` (the count ``hit`` uses), the statement runs right there, exec.json is written, the
   result is marked ``"stopped": "exec"`` and the process ends at once (``os._exit(0)``, which
-  writes result.json first): exec is read-only, so the rest of the program need not run.
+  writes result.json first): exec is read-only, so the rest of the program need not run. Just
+  before the statement runs, ``exec.started`` is created in the output directory (the bridge's
+  statement clock starts then). A stop with a ``timeout`` (seconds) ends a statement that runs
+  longer the same way: exec.json then has ``"timeout": {"seconds", "file", "line", "func"}``,
+  where the thread running the statement was (its innermost frame outside the probe; the
+  statement itself is the file ``<adi exec>``).
 
 The statement runs in that frame, with its globals and its locals: an assignment changes the
 frame (so ``exec --then-continue`` can test a fix hypothesis in this re-run; the recorded
@@ -19,10 +24,12 @@ statement). Calls the statement makes are not recorded: it runs inside the debug
 function, or the probe's own event handler, where the interpreter reports no events.
 """
 
+import _thread
 import io
 import os
 import sys
 import threading
+import time
 import traceback
 
 from . import debugger
@@ -30,8 +37,11 @@ from . import stepper as stepper_mod
 from .output import write_json
 from .recorder import E_FRAME, E_INFO, E_N, E_STEP
 from .stepper import exc_message, exc_type_name
+from .usercode import PROBE_DIR, RUN_SCRIPT
 
 RESULT_FILE = "exec.json"
+STARTED_FILE = "exec.started"
+STATEMENT = "<adi exec>"  # the file name the statement's code runs as
 
 
 def run(stmt):
@@ -89,18 +99,65 @@ def _entry_of(rec, st):
 
 
 def _stop_here(run, stop, frame):
-    """Run the stop's statement in `frame`, write exec.json and end the process."""
+    """Run the stop's statement in `frame`, write exec.json and end the process.
+
+    With a timeout, a watchdog thread ends the run instead when the statement runs longer;
+    `gate` makes exactly one of the two write exec.json.
+    """
+    gate = _thread.allocate_lock()
     try:
+        try:
+            open(os.path.join(run.cfg.out, STARTED_FILE), "w").close()
+        except OSError:
+            pass
+        if stop.timeout > 0:
+            _thread.start_new_thread(_watch, (run, stop, gate, threading.get_ident()))
         result = _execute(stop.exec, frame, run.values)
+        if not gate.acquire(False):
+            while True:  # the watchdog is ending the run; this thread makes no more calls
+                time.sleep(1.0)
         write_json(os.path.join(run.cfg.out, RESULT_FILE), result)
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()  # what the target printed so far stays in the run's output
-            except Exception:
-                pass
+        _flush()
     finally:
         run.stopped = "exec"
         os._exit(0)  # the probe's os._exit: stops recording and writes result.json first
+
+
+def _watch(run, stop, gate, ident):
+    """Wait stop.timeout seconds; if the statement still runs then, write where and end the run."""
+    time.sleep(stop.timeout)
+    if not gate.acquire(False):
+        return  # the statement finished; its thread is ending the run
+    try:
+        result = {"output": "", "value": None, "exception": None,
+                  "timeout": dict(_where(ident), seconds=stop.timeout)}
+        write_json(os.path.join(run.cfg.out, RESULT_FILE), result)
+        _flush()
+    except Exception as exc:
+        run.rec.internal_error("stopping the exec statement at its time limit", exc)
+    finally:
+        run.stopped = "exec"
+        os._exit(0)
+
+
+def _flush():
+    """Flush the target's streams: what it printed so far stays in the run's output."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+
+
+def _where(ident):
+    """Where thread `ident` is: its innermost frame outside the probe, as file, line and func."""
+    frame = sys._current_frames().get(ident)
+    while frame is not None:
+        fname = frame.f_code.co_filename
+        if fname != RUN_SCRIPT and not fname.startswith(PROBE_DIR + os.sep):
+            return {"file": fname, "line": frame.f_lineno or 0, "func": frame.f_code.co_name}
+        frame = frame.f_back
+    return {"file": "", "line": 0, "func": ""}
 
 
 def _execute(stmt, frame, values):
@@ -112,9 +169,9 @@ def _execute(stmt, frame, values):
     sys.stdout = sys.stderr = buf
     try:
         try:
-            code = compile(stmt, "<adi exec>", "eval")
+            code = compile(stmt, STATEMENT, "eval")
         except SyntaxError:
-            code = compile(stmt, "<adi exec>", "exec")
+            code = compile(stmt, STATEMENT, "exec")
             exec(code, frame.f_globals, scope)
         else:
             value = values.render_repr(eval(code, frame.f_globals, scope))
@@ -140,9 +197,9 @@ def _write_back(frame):
 
 def _line_in_statement(exc):
     """The line of the statement where `exc` was raised (0 when not inside it)."""
-    if isinstance(exc, SyntaxError) and exc.filename == "<adi exec>":
+    if isinstance(exc, SyntaxError) and exc.filename == STATEMENT:
         return exc.lineno or 0
     for entry in reversed(traceback.extract_tb(exc.__traceback__)):
-        if entry.filename == "<adi exec>":
+        if entry.filename == STATEMENT:
             return entry.lineno
     return 0
