@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/internal/reaper"
 	"github.com/adi-bridge/adi/internal/sessionid"
 )
@@ -167,7 +168,7 @@ func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
 	}
 	dir := filepath.Join(m.root, id)
 	if _, err := os.Stat(filepath.Join(dir, "session.json")); err != nil {
-		return nil, adi.Errorf(ErrNoSession, "no session %q; list them with session.list or create one", id)
+		return nil, adi.Errorf(ErrNoSession, "no session %q; list them with %s or create one with %s", id, faces.Cmd("session.list"), faces.Cmd("session.create"))
 	}
 	s, err := LoadSession(ctx, dir, m.log.Named(id), m.emit)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/server"
 )
 
@@ -115,7 +116,7 @@ func addTool[In any](s *Server, name string, prep prepare, ans answer, progress 
 				}
 				stop = s.progress(ctx, req, session)
 			}
-			raw, rerr := s.h.CallJSON(method, params)
+			raw, rerr := s.h.CallJSON(faces.MCP, method, params)
 			stop()
 			if rerr != nil {
 				return nil, nil, fmt.Errorf("%s (%s)", rerr.Message, rerr.Kind())
