@@ -234,7 +234,14 @@ func diskInfo(dir string) (Info, bool) {
 	if err := readJSON(filepath.Join(dir, "session.json"), &meta); err != nil {
 		return Info{}, false
 	}
-	info := Info{ID: meta.ID, Command: meta.Options.Command, Dir: meta.Options.Dir, Created: meta.Created, Closed: true}
+	info := Info{ID: meta.ID, Command: meta.Options.Command, Dir: meta.Dir, Created: meta.Created, Closed: true}
+	if info.Dir == "" {
+		info.Dir = meta.Options.Dir // written by an adi that did not record the resolved directory
+	}
+	var st stateFile
+	if readJSON(filepath.Join(dir, "state.json"), &st) == nil {
+		info.Current = st.CurrentFID
+	}
 	var rm runMeta
 	if readJSON(filepath.Join(dir, "runs", "0000", "run.json"), &rm) == nil {
 		info.ExitCode = rm.ExitCode
