@@ -92,7 +92,7 @@ func TestMCPDemo(t *testing.T) {
 
 	text = callTool("adi_break", map[string]any{"func": "bulk_rate"})
 	assert.Contains(t, text, "Breakpoint set: orders:bulk_rate  (every call)")
-	assert.Contains(t, text, "Matches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: continue.\n")
+	assert.Contains(t, text, "Matches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: adi_continue.\n")
 
 	text = callTool("adi_continue", nil)
 	lines := strings.Split(text, "\n")
