@@ -8,13 +8,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// golden compares got with testdata/name, or rewrites that file under -update.
+// golden compares got, in the CLI's words, with testdata/name, or rewrites that file under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
+	got = faces.CLI.Render(got) // the goldens show the CLI face's names of commands (package faces)
 	p := filepath.Join("testdata", name)
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))

@@ -3,6 +3,8 @@ package adi
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // DefaultFrameLimit is how many frames list-frames shows when FrameFilter.Limit is 0.
@@ -76,7 +78,7 @@ func (l *FrameList) Text(o TextOptions) string {
 			dc.add(chunk{lines: []string{line}, first: i + 1, last: i + 1})
 		}
 		if l.Matched == 0 {
-			dc.add(chunk{lines: []string{"  (none; run list-frames without --caller to see them all)"}})
+			dc.add(chunk{lines: []string{"  (none; run " + faces.Cmd("adi.list_frames") + " without " + faces.Param("adi.list_frames", "caller") + " to see them all)"}})
 		}
 		return dc
 	})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Oracle knows which invocations satisfied a breakpoint's condition. The bridge builds it from the
@@ -62,7 +64,7 @@ func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
 		o = Hits(nil)
 	}
 	if len(s.Breakpoints) == 0 {
-		r.Message = fmt.Sprintf("%s: no breakpoints are set; still at %s. Set one with: break FUNC [CONDITION]", cmd, r.From)
+		r.Message = fmt.Sprintf("%s: no breakpoints are set; still at %s. Set one with: %s", cmd, r.From, setOne)
 		return r
 	}
 	best, bestBP := -1, -1
@@ -148,7 +150,7 @@ func (s *State) BreakAt(fid FID, cond string) (*NavResult, error) {
 	b := s.Break(fid.Func, cond)
 	r := &NavResult{Command: "break", From: s.curFID(), Breakpoint: &b.Breakpoint}
 	s.move(r, j)
-	r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; continue moves to its next hit)", r.To, b.Breakpoint.describe())
+	r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; %s moves to its next hit)", r.To, b.Breakpoint.describe(), faces.Cmd("adi.continue"))
 	return r, nil
 }
 

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Frames of fixture(): 0 t:<module>#1, 1 t:main#1, 2 t:normalize#1, 3–7 t:fib#1–5 (n = 3, 2, 1,
@@ -35,7 +37,7 @@ func TestContinuePrev(t *testing.T) {
 		{"earliest of two breakpoints", "continue", bps("t:normalize", "", "t:fib", ""), 2, 3, true, 2, 7, "continue → t:fib#1  (breakpoint t:fib; hit 2 of 7)"},
 		{"past the last fib", "continue", bps("t:normalize", "", "t:fib", ""), 7, 11, true, 7, 7, "continue → t:normalize#2  (breakpoint t:normalize; hit 7 of 7)"},
 		{"tie goes to the breakpoint set first", "continue", []Breakpoint{{Func: "t:fib"}, fib1}, 4, 5, true, 3, 5, "continue → t:fib#3  (breakpoint t:fib; hit 3 of 5)"},
-		{"no breakpoints", "continue", nil, 0, 0, false, 0, 0, "continue: no breakpoints are set; still at t:<module>#1. Set one with: break FUNC [CONDITION]"},
+		{"no breakpoints", "continue", nil, 0, 0, false, 0, 0, "continue: no breakpoints are set; still at t:<module>#1. Set one with: adi break FUNC [--cond EXPR]"},
 		{"prev", "prev", bps("t:fib", ""), 11, 7, true, 5, 5, "prev → t:fib#5  (breakpoint t:fib; hit 5 of 5)"},
 		{"prev, one back", "prev", bps("t:fib", ""), 5, 4, true, 2, 5, "prev → t:fib#2  (breakpoint t:fib; hit 2 of 5)"},
 		{"prev, none earlier", "prev", bps("t:fib", ""), 3, 3, false, 0, 0, "prev: no earlier hit of t:fib (5 hit(s) in all); still at t:fib#1."},
@@ -56,7 +58,7 @@ func TestContinuePrev(t *testing.T) {
 			assert.Equal(t, tt.moved, r.Moved)
 			assert.Equal(t, tt.hit, r.Hit)
 			assert.Equal(t, tt.total, r.Hits)
-			assert.Equal(t, tt.msg, r.Message)
+			assert.Equal(t, tt.msg, faces.CLI.Render(r.Message))
 		})
 	}
 }
@@ -105,7 +107,7 @@ func TestStepInto(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.msg, r.Message)
+			assert.Equal(t, tt.msg, faces.CLI.Render(r.Message))
 			assert.Equal(t, tt.to, r.Frame)
 			assert.True(t, r.Moved)
 		})
@@ -129,7 +131,7 @@ func TestStepOut(t *testing.T) {
 		r := s.StepOut()
 		assert.Equal(t, tt.to, s.Cur)
 		assert.Equal(t, tt.moved, r.Moved)
-		assert.Equal(t, tt.msg, r.Message)
+		assert.Equal(t, tt.msg, faces.CLI.Render(r.Message))
 	}
 }
 

@@ -3,6 +3,8 @@ package adi
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // State is the session state Σ = (B, T, i): the breakpoints in the order they were set, the
@@ -150,7 +152,7 @@ func (r *BreakpointList) Text(TextOptions) string {
 
 func breakpointLines(bs []BreakpointView) []string {
 	if len(bs) == 0 {
-		return []string{"Breakpoints: none. Set one with: break FUNC [CONDITION]"}
+		return []string{"Breakpoints: none. Set one with: " + setOne}
 	}
 	lines := []string{fmt.Sprintf("Breakpoints (%d):", len(bs))}
 	for i, b := range bs {
@@ -181,3 +183,6 @@ func (r *StateSummary) Text(TextOptions) string {
 	lines = append(lines, r.Recording.notes()...)
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// setOne says how to set a breakpoint, in the words of the face that shows it (package faces).
+var setOne = faces.Cmd("adi.break") + " " + faces.Param("adi.break", "func") + " [" + faces.Param("adi.break", "cond") + "]"

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // FrameSummary is one invocation as shown to agents and programs: its fid, caller, arguments and
@@ -92,8 +94,8 @@ func TimeLimitNote(limitMS int64, calls int) string {
 	}
 	secs := strconv.FormatFloat(float64(limitMS)/1000, 'f', -1, 64)
 	return fmt.Sprintf("the run was stopped after its %s s time limit; the recording ends there (%d call%s). "+
-		"To record further, raise the limit: --timeout SECONDS (timeout_seconds over MCP, timeout_ms in session.create).",
-		secs, calls, plural)
+		"To record further, raise the limit: %s.",
+		secs, calls, plural, faces.Param("session.create", "timeout_ms"))
 }
 
 // notes are the header lines that tell an agent what the recording lacks.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Answer is a command's result: the adi result (for JSON) and its text rendering (for models).
@@ -243,7 +244,7 @@ func (b *breakAnswer) Text(o adi.TextOptions) string {
 		out += "Condition error: " + b.CondError + "\n"
 	}
 	if b.Matches == 0 {
-		return out + "No invocation matches it; continue will stay where it is.\n"
+		return out + "No invocation matches it; " + faces.Cmd("adi.continue") + " will stay where it is.\n"
 	}
 	shown := b.Hits
 	more := ""
@@ -253,5 +254,5 @@ func (b *breakAnswer) Text(o adi.TextOptions) string {
 	if b.Matches > len(shown) {
 		more = fmt.Sprintf(" … and %d more", b.Matches-len(shown))
 	}
-	return out + fmt.Sprintf("Matches %d invocation(s): %s%s. Next: continue.\n", b.Matches, strings.Join(shown, ", "), more)
+	return out + fmt.Sprintf("Matches %d invocation(s): %s%s. Next: %s.\n", b.Matches, strings.Join(shown, ", "), more, faces.Cmd("adi.continue"))
 }

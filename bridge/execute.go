@@ -15,6 +15,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/probe"
 )
 
@@ -76,7 +77,7 @@ func execPoint(t *adi.Trace, flt *adi.FLT, line, visit int) (int, int, error) {
 // after the statement, so the re-run is under debugpy (runAt) and continues to its end.
 func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 	if strings.TrimSpace(c.Stmt) == "" {
-		return nil, adi.BadInputf("exec needs a statement to run, e.g. exec t:f#1 print(x)")
+		return nil, adi.BadInputf("%s needs a statement to run (%s), e.g. print(x)", faces.Cmd("adi.execute"), faces.Param("adi.execute", "stmt"))
 	}
 	j, err := s.trace.ResolveFrame(c.Frame)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/internal/reaper"
 	"github.com/adi-bridge/adi/internal/sessionid"
 )
@@ -167,7 +168,7 @@ func (m *Manager) Get(ctx context.Context, id string) (*Session, error) {
 	}
 	dir := filepath.Join(m.root, id)
 	if _, err := os.Stat(filepath.Join(dir, "session.json")); err != nil {
-		return nil, adi.Errorf(ErrNoSession, "no session %q; list them with session.list or create one", id)
+		return nil, adi.Errorf(ErrNoSession, "no session %q; list them with %s or create one with %s", id, faces.Cmd("session.list"), faces.Cmd("session.create"))
 	}
 	s, err := LoadSession(ctx, dir, m.log.Named(id), m.emit)
 	if err != nil {
@@ -233,7 +234,14 @@ func diskInfo(dir string) (Info, bool) {
 	if err := readJSON(filepath.Join(dir, "session.json"), &meta); err != nil {
 		return Info{}, false
 	}
-	info := Info{ID: meta.ID, Command: meta.Options.Command, Dir: meta.Options.Dir, Created: meta.Created, Closed: true}
+	info := Info{ID: meta.ID, Command: meta.Options.Command, Dir: meta.Dir, Created: meta.Created, Closed: true}
+	if info.Dir == "" {
+		info.Dir = meta.Options.Dir // written by an adi that did not record the resolved directory
+	}
+	var st stateFile
+	if readJSON(filepath.Join(dir, "state.json"), &st) == nil {
+		info.Current = st.CurrentFID
+	}
 	var rm runMeta
 	if readJSON(filepath.Join(dir, "runs", "0000", "run.json"), &rm) == nil {
 		info.ExitCode = rm.ExitCode

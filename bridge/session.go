@@ -170,14 +170,16 @@ func (o Options) eagerSteps() int {
 
 // sessionMeta is session.json.
 type sessionMeta struct {
-	ID      string    `json:"id"`
-	Options Options   `json:"options"`
+	ID      string  `json:"id"`
+	Options Options `json:"options"`
+	// Dir is the directory the command runs in (Options.Dir resolved), for session lists.
+	Dir     string    `json:"dir,omitempty"`
 	Python  string    `json:"python"`
 	Created time.Time `json:"created"`
 }
 
 func (s *Session) meta() sessionMeta {
-	return sessionMeta{ID: s.ID, Options: s.Opts, Python: s.prog.Python, Created: s.created}
+	return sessionMeta{ID: s.ID, Options: s.Opts, Dir: s.prog.Dir, Python: s.prog.Python, Created: s.created}
 }
 
 // record runs the program under the probe alone and reports progress.
@@ -455,7 +457,9 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 type stateFile struct {
 	Breakpoints []adi.Breakpoint `json:"breakpoints"`
 	Current     int              `json:"current"`
-	Hits        []condHits       `json:"hits"`
+	// CurrentFID names the frame Current indexes (func#N), for lists of sessions on disk.
+	CurrentFID string     `json:"current_fid,omitempty"`
+	Hits       []condHits `json:"hits"`
 }
 
 type condHits struct {
@@ -472,6 +476,9 @@ func (s *Session) saveState() {
 // writeState writes state.json and says whether it could.
 func (s *Session) writeState() error {
 	st := stateFile{Breakpoints: nonNil(s.state.Breakpoints), Current: s.state.Cur, Hits: []condHits{}}
+	if f := s.trace.Frame(s.state.Cur); f != nil {
+		st.CurrentFID = f.FID.String()
+	}
 	for b, h := range s.hits {
 		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})
 	}

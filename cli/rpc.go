@@ -174,7 +174,7 @@ func (c *rpcClient) post(ctx context.Context, body []byte) ([]byte, error) {
 	req = append(req, u.Host...)
 	req = append(req, "\r\nAuthorization: Bearer "...)
 	req = append(req, c.info.Token...)
-	req = append(req, "\r\nContent-Type: application/json\r\nContent-Length: "...)
+	req = append(req, "\r\n"+server.FaceHeader+": cli\r\nContent-Type: application/json\r\nContent-Length: "...)
 	req = strconv.AppendInt(req, int64(len(body)), 10)
 	req = append(req, "\r\n\r\n"...)
 	req = append(req, body...)

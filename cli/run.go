@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/server"
 )
 
@@ -211,7 +212,7 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 		fmt.Fprintf(env.Stderr, "adi: recorded `%s`: %d call(s) in %d ms, exit status %d%s (session %s)\n",
 			inv.Target, res.Run.Frames, res.Run.ElapsedMS, res.Run.ExitCode, tests, id)
 		if res.Run.TimedOut && res.Run.TimeLimitMS > 0 {
-			fmt.Fprintf(env.Stderr, "adi: %s\n", adi.TimeLimitNote(res.Run.TimeLimitMS, res.Run.Frames))
+			fmt.Fprintf(env.Stderr, "adi: %s\n", faces.CLI.Render(adi.TimeLimitNote(res.Run.TimeLimitMS, res.Run.Frames)))
 		}
 	}
 	return &res, nil

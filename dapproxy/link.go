@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Timing of the proxy's own work.
@@ -577,7 +578,12 @@ func (l *link) adi(m *dap.Message) (any, int, error) {
 	if err != nil {
 		return nil, errorID(err), err
 	}
-	return map[string]any{"text": ans.Text, "result": ans.Result}, 0, nil
+	// The proxy speaks the JSON-RPC API's names of commands in its messages (package faces).
+	b, err := json.Marshal(map[string]any{"text": ans.Text, "result": ans.Result})
+	if err != nil {
+		return nil, ErrIDInternal, fmt.Errorf("adi: cannot encode the answer: %w", err)
+	}
+	return json.RawMessage(faces.WebSocket.RenderJSON(b)), 0, nil
 }
 
 func (l *link) notRecording() error {
@@ -619,7 +625,7 @@ func (l *link) notice(text string) {
 
 // oneLine flattens an error into one line starting with "adi:".
 func oneLine(err error) string {
-	s := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+	s := strings.Join(strings.Fields(strings.ReplaceAll(faces.WebSocket.Render(err.Error()), "\n", " ")), " ")
 	if !strings.HasPrefix(s, "adi:") {
 		s = "adi: " + s
 	}

@@ -82,7 +82,7 @@ func TestFaultDiskFull(t *testing.T) {
 	cfg := filepath.Join(sessions, "ok", "runs", "0001", "config.json")
 	assert.Equal(t, "write run config (is the disk full?): write "+cfg+": no space left on device", err.Error())
 	st := filepath.Join(sessions, "ok", "state.json")
-	assert.Equal(t, "Breakpoint set: orders:bulk_rate  (every call); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\nMatches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: continue.\n"+
+	assert.Equal(t, "Breakpoint set: orders:bulk_rate  (every call); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\nMatches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: adi continue.\n"+
 		"Warning: the session state (breakpoints, current frame) could not be saved, so a restarted adi will not have this change: cannot write "+st+" (is the disk full?): write "+st+".tmp: no space left on device\n",
 		do(t, s, "break bulk_rate").Text)
 

@@ -16,6 +16,7 @@ import (
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/examples"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // workdir returns a fresh directory holding orders.py and the named testdata/engine files.
@@ -53,6 +54,7 @@ func do(t *testing.T, s *bridge.Session, line string) *bridge.Answer {
 	require.NoError(t, err, line)
 	ans, err := s.Do(testContext(t, 2*time.Minute), cmd, adi.TextOptions{})
 	require.NoError(t, err, line)
+	ans.Text = faces.CLI.Render(ans.Text) // in the words of the command language, the CLI's
 	return ans
 }
 
@@ -89,7 +91,7 @@ func TestEngineDemoInvestigation(t *testing.T) {
 	assert.Contains(t, tree, "      orders:line_total#3(item={'name': 'melon', 'qty': 10, 'price': 2.0}, rules={'apple': 0.1, 'melon': 0.15}) → 20.0\n")
 
 	br := do(t, s, "break bulk_rate rate > 0")
-	assert.Contains(t, br.Text, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: continue.")
+	assert.Contains(t, br.Text, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: adi continue.")
 	runs := runCount(t, s)
 	assert.Equal(t, 2, runs, "one run evaluates the condition on live values")
 
@@ -221,7 +223,7 @@ func TestEngineBreakOnAHotFunction(t *testing.T) {
 	s := newSession(t, dir, "python hot.py")
 	ans := do(t, s, "break sq x >= 3")
 	assert.Equal(t, "Breakpoint set: hot:sq if x >= 3  (checked at entry); hot:sq was called 250 time(s); 1 breakpoint(s) in all.\n"+
-		"Matches 247 invocation(s): hot:sq#4, hot:sq#5, hot:sq#6, hot:sq#7, hot:sq#8, hot:sq#9, hot:sq#10, hot:sq#11, hot:sq#12, hot:sq#13 … and 237 more. Next: continue.\n",
+		"Matches 247 invocation(s): hot:sq#4, hot:sq#5, hot:sq#6, hot:sq#7, hot:sq#8, hot:sq#9, hot:sq#10, hot:sq#11, hot:sq#12, hot:sq#13 … and 237 more. Next: adi continue.\n",
 		ans.Text)
 	var got struct {
 		Matches int      `json:"matches"`

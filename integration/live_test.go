@@ -24,6 +24,7 @@ import (
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/cli"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/live"
 	"github.com/adi-bridge/adi/server"
 )
@@ -73,8 +74,18 @@ func (le *liveEnv) start(t *testing.T, cmd string, limit time.Duration) (*live.S
 	s, ans, err := le.reg.Start(ctx, "", false, live.Options{Command: cmd, Dir: le.dir, Timeout: limit,
 		Env: []string{liveMarkVar + "=" + le.mark}})
 	require.NoError(t, err)
-	return s, ans
+	return s, wsWords(ans)
 }
+
+// wsWords renders an answer's messages in the JSON-RPC API's names of commands (package faces),
+// as a client of the server reads them.
+func wsWords(ans *live.Answer) *live.Answer {
+	ans.Text, ans.Why = faces.WebSocket.Render(ans.Text), faces.WebSocket.Render(ans.Why)
+	return ans
+}
+
+// wsError is an error's message in the JSON-RPC API's names of commands.
+func wsError(err error) string { return faces.WebSocket.Render(err.Error()) }
 
 // lv runs one command that must be answered.
 func lv(t *testing.T, s *live.Session, c live.Cmd) *live.Answer {
@@ -83,7 +94,7 @@ func lv(t *testing.T, s *live.Session, c live.Cmd) *live.Answer {
 	defer cancel()
 	ans, err := s.Do(ctx, c)
 	require.NoError(t, err, "%s", c.Name)
-	return ans
+	return wsWords(ans)
 }
 
 // lvRefused runs one command that must be refused.
@@ -159,21 +170,21 @@ func TestLiveStates(t *testing.T) {
 	le := newLiveEnv(t)
 	s, ans := le.start(t, "python states.py", 10*time.Second)
 	assert.Equal(t, live.Start, ans.State)
-	assert.Equal(t, "launched under debugpy; no line has run yet (continue starts it)", ans.Why)
+	assert.Equal(t, "launched under debugpy; no line has run yet (live.continue starts it)", ans.Why)
 	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close"}, ans.Valid)
-	assert.Contains(t, ans.Text, "── live "+s.ID+" · Start · run 1: launched under debugpy; no line has run yet (continue starts it)\n")
+	assert.Contains(t, ans.Text, "── live "+s.ID+" · Start · run 1: launched under debugpy; no line has run yet (live.continue starts it)\n")
 
 	// Start: nothing is paused.
 	for _, c := range []live.Cmd{interact("1"), stack, where} {
 		re := lvRefused(t, s, c)
-		assert.Equal(t, c.Name+" is refused in state Start (launched under debugpy; no line has run yet (continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint, then continue. Valid now: set_breakpoint, clear, continue, restart, status, close", re.Error())
+		assert.Equal(t, "live."+c.Name+" is refused in state Start (launched under debugpy; no line has run yet (live.continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live.set_breakpoint), then live.continue. Valid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close", wsError(re))
 		assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close"}, re.Valid)
 	}
 
 	ans = lv(t, s, bp("states.py:2"))
-	assert.Equal(t, "Breakpoint set at states.py:2: return a / b\nIt is removed once hit (pass keep to keep it); restart sets it again.\n\n", strings.SplitAfter(ans.Text, "again.\n\n")[0])
+	assert.Equal(t, "Breakpoint set at states.py:2: return a / b\nIt is removed once hit (pass keep to keep it); live.restart sets it again.\n\n", strings.SplitAfter(ans.Text, "again.\n\n")[0])
 	ans = lv(t, s, live.Cmd{Name: live.CmdSetBreakpoint, Location: "states.py:2", Condition: "b == 0", Keep: true})
-	assert.True(t, strings.HasPrefix(ans.Text, "Breakpoint replaced at states.py:2: return a / b  (only when b == 0)\nIt stays after each hit (keep); clear removes it.\n"), ans.Text)
+	assert.True(t, strings.HasPrefix(ans.Text, "Breakpoint replaced at states.py:2: return a / b  (only when b == 0)\nIt stays after each hit (keep); live.clear removes it.\n"), ans.Text)
 
 	// Runtime: at the breakpoint, only when b == 0 (the third call).
 	ans = lv(t, s, cont)
@@ -204,7 +215,7 @@ func TestLiveStates(t *testing.T) {
 	assert.Equal(t, "uncaught", ans.Exception.Mode)
 	assert.Equal(t, "12", value(t, lv(t, s, interact("a"))))
 	ans = lv(t, s, bp("states.py:9"))
-	assert.Contains(t, ans.Text, "The program is ending by an uncaught exception and runs none of its code again: the breakpoint applies from the next restart.")
+	assert.Contains(t, ans.Text, "The program is ending by an uncaught exception and runs none of its code again: the breakpoint applies from the next live.restart.")
 	assert.Equal(t, live.PostMortem, ans.State)
 
 	// Done.
@@ -218,24 +229,24 @@ func TestLiveStates(t *testing.T) {
 	assert.Empty(t, ans.Stack)
 
 	re := lvRefused(t, s, interact("1"))
-	assert.Equal(t, "interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; restart runs it again. Valid now: set_breakpoint, clear, restart, status, close", re.Error())
+	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close", wsError(re))
 	re = lvRefused(t, s, cont)
-	assert.Equal(t, "continue is refused in state Done (the program exited with status 1): the program has ended; restart runs it again. Valid now: set_breakpoint, clear, restart, status, close", re.Error())
+	assert.Equal(t, "live.continue is refused in state Done (the program exited with status 1): the program has ended; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close", wsError(re))
 	lvRefused(t, s, stack)
 	lvRefused(t, s, where)
 	ans = lv(t, s, bp("states.py:7"))
-	assert.Contains(t, ans.Text, "The program has ended: the breakpoint applies from the next restart.")
+	assert.Contains(t, ans.Text, "The program has ended: the breakpoint applies from the next live.restart.")
 	ans = lv(t, s, status)
 	assert.Equal(t, live.Done, ans.State)
 	assert.Equal(t, "Output since the last answer: (none)", strings.Split(ans.Text, "\n")[4])
 	closed, err := le.reg.Close(s.ID)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(closed.Text, "Closed live session "+s.ID+"; every process of it has ended.\n"), closed.Text)
-	assert.Contains(t, closed.Text, "The session is closed; live.start starts a new one.\n")
+	assert.Contains(t, faces.WebSocket.Render(closed.Text), "The session is closed; live.start starts a new one.\n")
 	_, err = s.Do(context.Background(), status)
-	assert.EqualError(t, err, "live session "+s.ID+" was closed while the command ran; start a new one with live.start")
+	assert.Equal(t, "live session "+s.ID+" was closed while the command ran; start a new one with live.start", wsError(err))
 	_, err = le.reg.Get(s.ID)
-	assert.EqualError(t, err, `no live session "`+s.ID+`" (closed); start one with live.start`)
+	assert.Equal(t, `no live session "`+s.ID+`" (closed); start one with live.start`, wsError(err))
 }
 
 // TestLiveInteract runs statements in the paused frame: output captured, a final expression's
@@ -300,7 +311,7 @@ func TestLiveInteract(t *testing.T) {
 	_, err = s.Do(context.Background(), live.Cmd{Name: live.CmdInteract, Code: "1", Frame: 5})
 	assert.EqualError(t, err, "frame 5 does not exist; the stack has frames 0 to 1 (0 is the innermost)")
 	_, err = s.Do(context.Background(), live.Cmd{Name: live.CmdInteract, Code: "  "})
-	assert.EqualError(t, err, "interact needs code to run, e.g. print(total) or x = 3")
+	assert.Equal(t, "live.interact needs code to run, e.g. print(total) or x = 3", wsError(err))
 }
 
 // TestLiveGlobalAssignment: an assignment in interact to a global of the paused function's
@@ -332,7 +343,7 @@ func TestLiveWatchdog(t *testing.T) {
 	assert.Equal(t, live.Runtime, ans.State)
 	assert.Equal(t, "paused by the watchdog after 2 s at spin.py:2 in <module>", ans.Why)
 	assert.Equal(t, []string{"spin.py:2 <module>"}, frames(ans))
-	assert.True(t, strings.HasPrefix(ans.Text, "continue → the program neither paused nor finished within the watchdog's limit of 2 s: adi paused it at spin.py:2 in <module> (Runtime). Inspect it, continue for another 2 s, or restart.\n"), ans.Text)
+	assert.True(t, strings.HasPrefix(ans.Text, "continue → the program neither paused nor finished within the watchdog's limit of 2 s: adi paused it at spin.py:2 in <module> (Runtime). Inspect it, live.continue for another 2 s, or live.restart.\n"), ans.Text)
 	assert.Equal(t, "spinning\n", ans.Output.Stdout)
 	w := lv(t, s, where)
 	assert.Contains(t, w.Text, "> 2 | while True: pass\n")
@@ -464,7 +475,7 @@ func TestLiveInspectCoderPatterns(t *testing.T) {
 		assert.True(t, b.Armed, b.Location)
 		assert.Equal(t, 0, b.Hits, b.Location)
 	}
-	assert.True(t, strings.HasPrefix(ans.Text, "Restarted `python -m pytest test_cart.py -q -p no:cacheprovider` (run 2); every process of run 1 has ended. 2 breakpoint(s) set again. No line has run yet: continue starts it.\n"), ans.Text)
+	assert.True(t, strings.HasPrefix(ans.Text, "Restarted `python -m pytest test_cart.py -q -p no:cacheprovider` (run 2); every process of run 1 has ended. 2 breakpoint(s) set again. No line has run yet: live.continue starts it.\n"), ans.Text)
 	lv(t, s, cont)
 	ans = lv(t, s, cont)
 	assert.Equal(t, "paused at breakpoint cart.py:20 in discount (hit 1)", ans.Why)
@@ -683,13 +694,13 @@ func TestLiveServer(t *testing.T) {
 
 	e := callErr(t, c, "live.start", map[string]any{"command": "python states.py", "dir": dir, "id": "cart"})
 	assert.Equal(t, server.CodeBadInput, e.Code)
-	assert.Equal(t, "live session cart is already open; close it, restart it, or pass replace to start it over", e.Message)
+	assert.Equal(t, "live session cart is already open; live.close it, live.restart it, or pass replace to start it over", e.Message)
 
 	e = callErr(t, c, "live.interact", map[string]any{"live": "cart", "code": "1"})
 	assert.Equal(t, server.CodeRefused, e.Code)
 	assert.Equal(t, "refused", e.Data.Kind)
 	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close"}, e.Data.Valid)
-	assert.Equal(t, "interact is refused in state Start (launched under debugpy; no line has run yet (continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint, then continue. Valid now: set_breakpoint, clear, continue, restart, status, close", e.Message)
+	assert.Equal(t, "live.interact is refused in state Start (launched under debugpy; no line has run yet (live.continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live.set_breakpoint), then live.continue. Valid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close", e.Message)
 
 	e = callErr(t, c, "live.set_breakpoint", map[string]any{"live": "cart", "location": "cart.py:21"})
 	assert.Equal(t, server.CodeBadInput, e.Code)
@@ -698,7 +709,11 @@ func TestLiveServer(t *testing.T) {
 	assert.Equal(t, server.CodeInvalidParams, e.Code)
 	assert.Equal(t, `live.continue: unknown param "lve"; it takes {live}`, e.Message)
 
-	lcall("live.set_breakpoint", map[string]any{"live": "cart", "location": "cart.py:20"})
+	a = lcall("live.set_breakpoint", map[string]any{"live": "cart", "location": "cart.py:20"})
+	assert.Equal(t, "Breakpoint set at cart.py:20: return total * rate\nIt is removed once hit (pass keep to keep it); live.restart sets it again.\n", strings.SplitAfter(a.Text, "again.\n")[0])
+	assert.Contains(t, a.Text, "\nValid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close\n")
+	e = callErr(t, c, "adi.state", map[string]any{"session": "nope"})
+	assert.Equal(t, `no session "nope"; list them with session.list or create one with session.create`, e.Message)
 	a = lcall("live.continue", map[string]any{"live": "cart"})
 	assert.Equal(t, "Runtime", a.State)
 	assert.Equal(t, "paused at breakpoint cart.py:20 in discount (hit 1)", a.Why)
@@ -712,7 +727,7 @@ func TestLiveServer(t *testing.T) {
 
 	e = callErr(t, c, "live.interact", map[string]any{"live": "cart", "code": "1"})
 	assert.Equal(t, server.CodeRefused, e.Code)
-	assert.Equal(t, "interact is refused in state Done (the program exited with status 0): the program has ended, so there is no frame left; restart runs it again. Valid now: set_breakpoint, clear, restart, status, close", e.Message)
+	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 0): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close", e.Message)
 
 	var list struct {
 		Live []live.Info `json:"live"`
@@ -747,11 +762,15 @@ func TestLiveCLI(t *testing.T) {
 
 	res = r.run("live", "interact", "1")
 	assert.Equal(t, 1, res.code)
-	assert.Equal(t, "adi: interact is refused in state Start (launched under debugpy; no line has run yet (continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint, then continue. Valid now: set_breakpoint, clear, continue, restart, status, close\n", res.stderr)
+	assert.Equal(t, "adi: adi live interact is refused in state Start (launched under debugpy; no line has run yet (adi live continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (adi live break), then adi live continue. Valid now: adi live break, adi live clear, adi live continue, adi live restart, adi live status, adi live close\n", res.stderr)
 
 	res = r.run("live", "break", "states.py:2", "--cond", "b == 0")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.True(t, strings.HasPrefix(res.stdout, "Breakpoint set at states.py:2: return a / b  (only when b == 0)\n"), res.stdout)
+	assert.True(t, strings.HasPrefix(res.stdout, "Breakpoint set at states.py:2: return a / b  (only when b == 0)\nIt is removed once hit (pass --keep to keep it); adi live restart sets it again.\n"), res.stdout)
+	assert.Contains(t, res.stdout, "\nValid now: adi live break, adi live clear, adi live continue, adi live restart, adi live status, adi live close\n")
+	res = r.run("state", "--session", "nope")
+	assert.Equal(t, 1, res.code)
+	assert.Equal(t, "adi: no session \"nope\"; list them with adi sessions or create one with a command given the target, e.g. adi call-tree \"python t.py\"\n", res.stderr)
 	res = r.run("live", "continue")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "── live "+id+" · Runtime · run 1: paused at breakpoint states.py:2 in divide (hit 1)\n")
@@ -849,9 +868,14 @@ func TestLiveMCP(t *testing.T) {
 	assert.Contains(t, text, "(watchdog 20 s)")
 	text, isErr = tool("live_interact", map[string]any{"code": "1"})
 	assert.True(t, isErr)
-	assert.True(t, strings.HasSuffix(text, "Valid now: set_breakpoint, clear, continue, restart, status, close (refused)"), text)
+	assert.Equal(t, "live_interact is refused in state Start (launched under debugpy; no line has run yet (live_continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live_set_breakpoint), then live_continue. Valid now: live_set_breakpoint, live_clear, live_continue, live_restart, live_status, live_close (refused)", text)
 	text, isErr = tool("live_set_breakpoint", map[string]any{"location": "cart.py:20"})
 	require.False(t, isErr, text)
+	assert.Equal(t, "Breakpoint set at cart.py:20: return total * rate\nIt is removed once hit (pass keep to keep it); live_restart sets it again.\n", strings.SplitAfter(text, "again.\n")[0])
+	assert.Contains(t, text, "\nValid now: live_set_breakpoint, live_clear, live_continue, live_restart, live_status, live_close\n")
+	text, isErr = tool("adi_state", map[string]any{"session": "nope"})
+	assert.True(t, isErr)
+	assert.Equal(t, `no session "nope"; list them with adi_sessions or create one with adi_open (session_not_found)`, text)
 	text, _ = tool("live_continue", nil)
 	assert.Contains(t, text, "· Runtime · run 1: paused at breakpoint cart.py:20 in discount (hit 1)\n")
 	text, _ = tool("live_interact", map[string]any{"code": "rate = 0.1\nrate"})
@@ -926,7 +950,7 @@ func TestLiveKeepsServerAwake(t *testing.T) {
 	defer func() { _ = srv.Close(context.Background()) }()
 	var a liveAnswer
 	ctx := testContext(t, time.Minute)
-	raw, rerr := srv.Handler().CallJSON(context.Background(), "live.start", map[string]any{"command": "python states.py", "dir": liveCopy(t), "id": "awake"})
+	raw, rerr := srv.Handler().CallJSON(context.Background(), faces.WebSocket, "live.start", map[string]any{"command": "python states.py", "dir": liveCopy(t), "id": "awake"})
 	require.Nil(t, rerr)
 	require.NoError(t, json.Unmarshal(raw, &a))
 	require.Equal(t, "Start", a.State)
@@ -935,7 +959,7 @@ func TestLiveKeepsServerAwake(t *testing.T) {
 		t.Fatal("the server stopped with a live session open")
 	case <-time.After(1500 * time.Millisecond):
 	}
-	_, rerr = srv.Handler().CallJSON(context.Background(), "live.close", map[string]any{"live": "awake"})
+	_, rerr = srv.Handler().CallJSON(context.Background(), faces.WebSocket, "live.close", map[string]any{"live": "awake"})
 	require.Nil(t, rerr)
 	select {
 	case <-srv.Stopped():

@@ -79,7 +79,7 @@ test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20
 
 	res = r.run("break", cmd, "test_cart.py::test_total")
 	assert.Equal(t, "Breakpoint set: test_cart:test_total  (every call); test_cart:test_total was called 1 time(s); 1 breakpoint(s) in all.\n"+
-		"Matches 1 invocation(s): test_cart:test_total#1. Next: continue.\n", res.stdout)
+		"Matches 1 invocation(s): test_cart:test_total#1. Next: adi continue.\n", res.stdout)
 
 	res = r.run("flt", cmd, "test_cart.py::TestLine::test_line[20-1.0]")
 	assert.Equal(t, `Frame: test_cart:TestLine.test_line#2   (entry frame)
@@ -104,7 +104,7 @@ Return: None
 
 	res = r.run("list-frames", cmd, "test_cart.py::TestLine::test_line[9-1.0]")
 	assert.Equal(t, 1, res.code, "a function command refuses a parametrize id")
-	assert.Equal(t, `adi: adi.list_frames: param "func": test_cart.py::TestLine::test_line[9-1.0] names a frame, but this method takes a function (drop the [9-1.0])`+"\n", res.stderr)
+	assert.Equal(t, `adi: adi list-frames: param "FUNC": test_cart.py::TestLine::test_line[9-1.0] names a frame, but this method takes a function (drop the [9-1.0])`+"\n", res.stderr)
 	res = r.run("step-in", cmd, "test_cart.py::TestLine::test_line[9-1.0]")
 	assert.Equal(t, 1, res.code)
 	assert.Regexp(t, "adi: \"test_cart.py::TestLine::test_line\\[9-1.0\\]\": no invocation of test_cart:TestLine.test_line has arguments that spell pytest's id \\[9-1.0\\]; "+

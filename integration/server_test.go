@@ -203,7 +203,7 @@ func TestServerEveryMethod(t *testing.T) {
 	assert.True(t, strings.HasPrefix(a.Text, "Frames (3 total):\n"), a.Text)
 
 	a = call(t, c, "adi.break", with("func", "bulk_rate"))
-	assert.Contains(t, a.Text, "Matches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: continue.\n")
+	assert.Contains(t, a.Text, "Matches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: adi.continue.\n")
 
 	var nav struct {
 		To string `json:"to"`
@@ -239,7 +239,7 @@ func TestServerEveryMethod(t *testing.T) {
 	assert.Contains(t, a.Text, "1 breakpoint(s) left")
 	a = call(t, c, "adi.clear", s)
 	a = call(t, c, "adi.list", s)
-	assert.Equal(t, "Breakpoints: none. Set one with: break FUNC [CONDITION]\n", a.Text)
+	assert.Equal(t, "Breakpoints: none. Set one with: adi.break func [cond]\n", a.Text)
 
 	var frames struct {
 		Total  int `json:"total"`
@@ -307,7 +307,7 @@ func TestServerEveryMethod(t *testing.T) {
 	assert.Equal(t, map[string]bool{"deleted": true}, deleted)
 	e = callErr(t, c, "adi.state", s)
 	assert.Equal(t, server.CodeSessionNotFound, e.Code)
-	assert.Equal(t, `no session "demo"; list them with session.list or create one`, e.Message)
+	assert.Equal(t, `no session "demo"; list them with session.list or create one with session.create`, e.Message)
 	assert.Equal(t, "session_not_found", e.Data.Kind)
 }
 
@@ -446,7 +446,7 @@ func TestServerBadInput(t *testing.T) {
 		{"wrongly typed param", `{"jsonrpc":"2.0","id":3,"method":"adi.call_tree","params":{"session":"bad","depth":true}}`,
 			`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"adi.call_tree: param \"depth\" must be a whole number, got true","data":{"kind":"invalid_params"}}}`},
 		{"unknown session", `{"jsonrpc":"2.0","id":4,"method":"adi.state","params":{"session":"nope"}}`,
-			`{"jsonrpc":"2.0","id":4,"error":{"code":-32001,"message":"no session \"nope\"; list them with session.list or create one","data":{"kind":"session_not_found"}}}`},
+			`{"jsonrpc":"2.0","id":4,"error":{"code":-32001,"message":"no session \"nope\"; list them with session.list or create one with session.create","data":{"kind":"session_not_found"}}}`},
 		{"unknown function", `{"jsonrpc":"2.0","id":5,"method":"adi.step_into","params":{"session":"bad","frame":"nope#1"}}`,
 			`{"jsonrpc":"2.0","id":5,"error":{"code":-32002,"message":"no function \"nope\" in the recording (nothing of it was called, or it is not user code)","data":{"kind":"not_found"}}}`},
 		{"bad reference", `{"jsonrpc":"2.0","id":6,"method":"adi.step_into","params":{"session":"bad","frame":"bulk_rate"}}`,
@@ -558,7 +558,7 @@ func TestServerSessionsIsolated(t *testing.T) {
 	c := ts.dial(t)
 	call(t, c, "adi.break", map[string]any{"session": "a", "func": "bulk_rate"})
 	b := call(t, c, "adi.list", map[string]any{"session": "b"})
-	assert.Equal(t, "Breakpoints: none. Set one with: break FUNC [CONDITION]\n", b.Text, "a breakpoint in a is not in b")
+	assert.Equal(t, "Breakpoints: none. Set one with: adi.break func [cond]\n", b.Text, "a breakpoint in a is not in b")
 	assert.True(t, b.TargetFailed, "greet.py exits 3: the answer is flagged")
 	e := callErr(t, c, "adi.list_frames", map[string]any{"session": "b", "func": "bulk_rate"})
 	assert.Equal(t, server.CodeNotFound, e.Code, "b's recording has no bulk_rate")

@@ -39,7 +39,7 @@ func TestTimeoutKeepsTheRecording(t *testing.T) {
 	r.env = append(r.env, markVar+"="+mark)
 	cmd := "python t.py"
 	const note = "the run was stopped after its 1 s time limit; the recording ends there (3 calls). " +
-		"To record further, raise the limit: --timeout SECONDS (timeout_seconds over MCP, timeout_ms in session.create)."
+		"To record further, raise the limit: --timeout SECONDS."
 
 	res := r.run("call-tree", "--timeout", "1", cmd)
 	assert.Equal(t, 1, res.code, "the target did not end on its own")

@@ -3,6 +3,8 @@ package live
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Answer is what every live command returns: its own result, and the session's summary.
@@ -128,9 +130,9 @@ func (s *Session) summaryLines(sum Summary) []string {
 	}
 	lines = append(lines, sum.Output.lines()...)
 	if len(sum.Valid) > 0 {
-		lines = append(lines, "Valid now: "+strings.Join(sum.Valid, ", "))
+		lines = append(lines, "Valid now: "+cmdList(sum.Valid))
 	} else {
-		lines = append(lines, "The session is closed; live.start starts a new one.")
+		lines = append(lines, "The session is closed; "+faces.Cmd("live.start")+" starts a new one.")
 	}
 	return lines
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // BreakpointResult is set_breakpoint's and clear's result.
@@ -52,15 +53,15 @@ func (s *Session) setBreakpoint(ctx context.Context, c Cmd) (result, error) {
 		fmt.Fprintf(&t, "  (only when %s)", b.Condition)
 	}
 	if b.Keep {
-		t.WriteString("\nIt stays after each hit (keep); clear removes it.")
+		t.WriteString("\nIt stays after each hit (keep); " + cmdMark(CmdClear) + " removes it.")
 	} else {
-		t.WriteString("\nIt is removed once hit (pass keep to keep it); restart sets it again.")
+		t.WriteString("\nIt is removed once hit (pass " + faces.Param("live.set_breakpoint", "keep") + " to keep it); " + cmdMark(CmdRestart) + " sets it again.")
 	}
 	switch s.state {
 	case PostMortem:
-		t.WriteString("\nThe program is ending by an uncaught exception and runs none of its code again: the breakpoint applies from the next restart.")
+		t.WriteString("\nThe program is ending by an uncaught exception and runs none of its code again: the breakpoint applies from the next " + cmdMark(CmdRestart) + ".")
 	case Done:
-		t.WriteString("\nThe program has ended: the breakpoint applies from the next restart.")
+		t.WriteString("\nThe program has ended: the breakpoint applies from the next " + cmdMark(CmdRestart) + ".")
 	}
 	if b.Message != "" {
 		fmt.Fprintf(&t, "\ndebugpy could not verify it: %s", b.Message)

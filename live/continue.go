@@ -134,7 +134,7 @@ func (s *Session) stopped(ctx context.Context, st stop, started time.Time, byWat
 			if err := s.sendBreakpoints(ctx, s.run.c, b.File); err != nil {
 				return result{}, s.lost(err)
 			}
-			text += " The breakpoint is now removed (it was not kept); restart sets it again."
+			text += " The breakpoint is now removed (it was not kept); " + cmdMark(CmdRestart) + " sets it again."
 		}
 		s.setState(Runtime, why)
 		return result{text: text, json: ContinueResult{Outcome: "breakpoint", ElapsedMS: elapsed}}, nil
@@ -144,8 +144,8 @@ func (s *Session) stopped(ctx context.Context, st stop, started time.Time, byWat
 	if byWatchdog {
 		limit := seconds(ms(s.opts.Timeout))
 		s.setState(Runtime, fmt.Sprintf("paused by the watchdog after %s at %s", limit, where))
-		text := fmt.Sprintf("the program neither paused nor finished within the watchdog's limit of %s: adi paused it at %s (Runtime). Inspect it, continue for another %s, or restart.",
-			limit, where, limit)
+		text := fmt.Sprintf("the program neither paused nor finished within the watchdog's limit of %s: adi paused it at %s (Runtime). Inspect it, %s for another %s, or %s.",
+			limit, where, cmdMark(CmdContinue), limit, cmdMark(CmdRestart))
 		return result{text: text, json: ContinueResult{Outcome: "watchdog", ElapsedMS: elapsed}}, nil
 	}
 	why := fmt.Sprintf("paused (%s) at %s", st.Reason, where)
@@ -188,7 +188,7 @@ func (s *Session) onException(ctx context.Context, st stop, frames []Frame, elap
 		exc.Mode = "uncaught"
 		why := fmt.Sprintf("the program is ending by an uncaught %s, raised at %s; its frames are kept for inspection", exc.short(), raised)
 		s.setState(PostMortem, why)
-		text := fmt.Sprintf("the program is ending by an uncaught exception: %s, raised at %s (PostMortem).%s Its frames stay inspectable (interact, stack, where); continue lets it exit.", exc, raised, eof)
+		text := fmt.Sprintf("the program is ending by an uncaught exception: %s, raised at %s (PostMortem).%s Its frames stay inspectable (%s); %s lets it exit.", exc, raised, eof, cmdList([]string{CmdInteract, CmdStack, CmdWhere}), cmdMark(CmdContinue))
 		return result{text: text, json: ContinueResult{Outcome: "uncaught", ElapsedMS: elapsed}}, nil
 	}
 	exc.Mode = "leaving_user_code"
@@ -204,8 +204,8 @@ func (s *Session) onException(ctx context.Context, st stop, frames []Frame, elap
 	}
 	why := fmt.Sprintf("paused on %s, raised at %s, %s", exc.short(), raised, where)
 	s.setState(RuntimeError, why)
-	text := fmt.Sprintf("paused on an exception: %s, raised at %s (RuntimeError).%s It is leaving the program's code there%s; what called it (a test runner, the interpreter) handles it next. Inspect it (interact, stack, where); continue lets it propagate.",
-		exc, raised, eof, map[bool]string{true: "", false: " (at " + leaving + ")"}[leaving == raised])
+	text := fmt.Sprintf("paused on an exception: %s, raised at %s (RuntimeError).%s It is leaving the program's code there%s; what called it (a test runner, the interpreter) handles it next. Inspect it (%s); %s lets it propagate.",
+		exc, raised, eof, map[bool]string{true: "", false: " (at " + leaving + ")"}[leaving == raised], cmdList([]string{CmdInteract, CmdStack, CmdWhere}), cmdMark(CmdContinue))
 	return result{text: text, json: ContinueResult{Outcome: "exception", ElapsedMS: elapsed}}, nil
 }
 
@@ -300,8 +300,8 @@ func (s *Session) blocked(started time.Time) result {
 	why := fmt.Sprintf("ended by the watchdog: it neither paused nor finished within %s and could not be paused (stuck outside Python code at %s)", limit, where)
 	s.endRun(why)
 	var b strings.Builder
-	fmt.Fprintf(&b, "the program neither paused nor finished within the watchdog's limit of %s, and could not be paused within %s: it is stuck outside Python code (in a C extension, or in a thread a signal cannot interrupt) at %s. adi ended it (Done); restart runs it again, with a breakpoint before that line.",
-		limit, seconds(ms(pauseGrace+signalGrace)), where)
+	fmt.Fprintf(&b, "the program neither paused nor finished within the watchdog's limit of %s, and could not be paused within %s: it is stuck outside Python code (in a C extension, or in a thread a signal cannot interrupt) at %s. adi ended it (Done); %s runs it again, with a breakpoint before that line.",
+		limit, seconds(ms(pauseGrace+signalGrace)), where, cmdMark(CmdRestart))
 	if len(frames) > 0 {
 		b.WriteString("\nIts stack when it was ended (innermost last):\n")
 		b.WriteString(strings.Join(stackLines(s.prog.Dir, frames, 0), "\n"))
@@ -321,8 +321,8 @@ func (s *Session) restart(ctx context.Context) (result, error) {
 		s.setState(Done, "restart failed: "+oneLine(err.Error()))
 		return result{}, err
 	}
-	text := fmt.Sprintf("Restarted `%s` (run %d); every process of run %d has ended. %d breakpoint(s) set again. No line has run yet: continue starts it.",
-		s.Command, s.runs, old, len(s.bps))
+	text := fmt.Sprintf("Restarted `%s` (run %d); every process of run %d has ended. %d breakpoint(s) set again. No line has run yet: %s starts it.",
+		s.Command, s.runs, old, len(s.bps), cmdMark(CmdContinue))
 	return result{text: text}, nil
 }
 
@@ -334,7 +334,7 @@ func (s *Session) lost(err error) error {
 	}
 	if s.run.isEnded() {
 		s.finish("")
-		return fmt.Errorf("the program ended while adi talked to debugpy (%s); the session is Done: restart runs it again", s.why)
+		return fmt.Errorf("the program ended while adi talked to debugpy (%s); the session is Done: %s runs it again", s.why, cmdMark(CmdRestart))
 	}
 	why := "debugpy stopped answering (" + oneLine(err.Error()) + "); adi ended the program"
 	var re *dap.ResponseError
@@ -342,7 +342,7 @@ func (s *Session) lost(err error) error {
 		why = "debugpy refused a request (" + oneLine(re.Error()) + "); adi ended the program"
 	}
 	s.endRun(why)
-	return fmt.Errorf("%s; the session is Done: restart runs it again: %w", why, err)
+	return fmt.Errorf("%s; the session is Done: %s runs it again: %w", why, cmdMark(CmdRestart), err)
 }
 
 // frameText writes a frame as FILE:LINE in FUNCTION.

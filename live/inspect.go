@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Locals shown per frame by stack, and the width of a value.
@@ -49,7 +51,7 @@ func (s *Session) stackResult(ctx context.Context) (result, error) {
 		frames[i].Locals = vars
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Stack of the paused program (%d frame(s), innermost last; interact runs in #0 unless given a frame):\n", len(frames))
+	fmt.Fprintf(&b, "Stack of the paused program (%d frame(s), innermost last; %s runs in #0 unless given a %s):\n", len(frames), cmdMark(CmdInteract), faces.Param("live.interact", "frame"))
 	for i := len(frames) - 1; i >= 0; i-- {
 		f := frames[i]
 		mark := ""
@@ -64,10 +66,10 @@ func (s *Session) stackResult(ctx context.Context) (result, error) {
 			fmt.Fprintf(&b, "     %s = %s\n", v.Name, v.Value)
 		}
 		if f.More > 0 {
-			fmt.Fprintf(&b, "     … %d more local(s); interact can print them\n", f.More)
+			fmt.Fprintf(&b, "     … %d more local(s); %s can print them\n", f.More, cmdMark(CmdInteract))
 		}
 		if i >= maxLocalsFrames {
-			b.WriteString("     (locals not read for outer frames; interact with frame can print them)\n")
+			b.WriteString("     (locals not read for outer frames; " + cmdMark(CmdInteract) + " with " + faces.Param("live.interact", "frame") + " can print them)\n")
 		}
 	}
 	return result{text: b.String(), json: frames}, nil

@@ -50,10 +50,10 @@ type helperAnswer struct {
 // program stays paused, and assignments persist.
 func (s *Session) interact(ctx context.Context, code string, index int) (result, error) {
 	if strings.TrimSpace(code) == "" {
-		return result{}, adi.BadInputf("interact needs code to run, e.g. print(total) or x = 3")
+		return result{}, adi.BadInputf("%s needs code to run, e.g. print(total) or x = 3", cmdMark(CmdInteract))
 	}
 	if len(s.stack) == 0 {
-		return result{}, adi.NotFoundf("the program is paused with no frame of its own code to run in; continue or restart")
+		return result{}, adi.NotFoundf("the program is paused with no frame of its own code to run in; %s or %s", cmdMark(CmdContinue), cmdMark(CmdRestart))
 	}
 	if index < 0 || index >= len(s.stack) {
 		return result{}, adi.NotFoundf("frame %d does not exist; the stack has frames 0 to %d (0 is the innermost)", index, len(s.stack)-1)
@@ -77,7 +77,7 @@ func (s *Session) interact(ctx context.Context, code string, index int) (result,
 		case ectx.Err() != nil && ctx.Err() == nil:
 			why := fmt.Sprintf("interact did not return within %s and could not be interrupted (it runs outside the main thread or blocks outside Python code); adi ended the program", seconds(ms(limit+interactGrace)))
 			s.endRun(why)
-			return result{text: "interact: " + why + ". restart runs it again.", json: InteractResult{Frame: f, TimedOut: true, ElapsedMS: elapsed}}, nil
+			return result{text: "interact: " + why + ". " + cmdMark(CmdRestart) + " runs it again.", json: InteractResult{Frame: f, TimedOut: true, ElapsedMS: elapsed}}, nil
 		}
 		return result{}, s.lost(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 func TestValidCommands(t *testing.T) {
@@ -25,7 +26,7 @@ func TestValidCommands(t *testing.T) {
 func TestRefusedMessage(t *testing.T) {
 	e := &RefusedError{Command: CmdInteract, State: Done, Detail: "the program exited with status 1",
 		Reason: refusal(Done, CmdInteract), Valid: Valid(Done)}
-	assert.Equal(t, "interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; restart runs it again. Valid now: set_breakpoint, clear, restart, status, close", e.Error())
+	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close", faces.WebSocket.Render(e.Error()))
 }
 
 func TestMarkerScanner(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/internal/reaper"
 	"github.com/adi-bridge/adi/internal/sessionid"
 )
@@ -76,7 +77,7 @@ func (r *Registry) Start(ctx context.Context, id string, replace bool, opts Opti
 	old := r.sessions[id]
 	if old != nil && !replace {
 		r.mu.Unlock()
-		return nil, nil, adi.BadInputf("live session %s is already open; close it, restart it, or pass replace to start it over", id)
+		return nil, nil, adi.BadInputf("live session %s is already open; %s it, %s it, or pass %s to start it over", id, cmdMark(CmdClose), cmdMark(CmdRestart), faces.Param("live.start", "replace"))
 	}
 	r.starting[id] = true
 	delete(r.sessions, id)
@@ -104,8 +105,8 @@ func (r *Registry) Start(ctx context.Context, id string, replace bool, opts Opti
 	r.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	text := fmt.Sprintf("Started `%s` under debugpy as live session %s (watchdog %s). No line has run yet: set breakpoints (set_breakpoint FILE:LINE), then continue. Every answer ends with the session's summary.",
-		s.Command, id, seconds(ms(s.opts.Timeout)))
+	text := fmt.Sprintf("Started `%s` under debugpy as live session %s (watchdog %s). No line has run yet: set breakpoints (%s), then %s. Every answer ends with the session's summary.",
+		s.Command, id, seconds(ms(s.opts.Timeout)), cmdMark(CmdSetBreakpoint)+" "+faces.Param("live.set_breakpoint", "location"), cmdMark(CmdContinue))
 	return s, s.answer("start", result{text: text}), nil
 }
 

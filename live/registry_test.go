@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // These tests run the real debugpy (python3-debugpy; `make deps` installs it).
@@ -59,7 +60,7 @@ func TestRegistryIdleAndReplace(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Start, ans.State)
 	_, _, err = reg.Start(ctx, "a", false, opts)
-	assert.EqualError(t, err, "live session a is already open; close it, restart it, or pass replace to start it over")
+	assert.Equal(t, "live session a is already open; live.close it, live.restart it, or pass replace to start it over", faces.WebSocket.Render(err.Error()))
 
 	ans, err = s.Do(ctx, Cmd{Name: CmdSetBreakpoint, Location: "t.py:2"})
 	require.NoError(t, err)
@@ -73,14 +74,14 @@ func TestRegistryIdleAndReplace(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, waitGone(pid), "replace ends the old session's processes")
 	_, err = s.Do(ctx, Cmd{Name: CmdStatus})
-	assert.EqualError(t, err, "live session a was closed while the command ran; start a new one with live.start")
+	assert.Equal(t, "live session a was closed while the command ran; start a new one with live.start", faces.WebSocket.Render(err.Error()))
 
 	ans, err = s2.Do(ctx, Cmd{Name: CmdStatus})
 	require.NoError(t, err)
 	assert.Equal(t, 1, reg.Open())
 	require.Eventually(t, func() bool { return reg.Open() == 0 }, 10*time.Second, 20*time.Millisecond, "the idle session expires")
 	_, err = reg.Get("a")
-	assert.EqualError(t, err, `no live session "a" (it expired after 300ms unused); start one with live.start`)
+	assert.Equal(t, `no live session "a" (it expired after 300ms unused); start one with live.start`, faces.WebSocket.Render(err.Error()))
 
 	_, _, err = reg.Start(ctx, "bad id!", false, opts)
 	assert.EqualError(t, err, `live session id "bad id!" is not valid; use letters, digits, '-' and '_' (at most 64)`)

@@ -130,7 +130,7 @@ func (s *Session) launch(ctx context.Context) error {
 	}
 	s.run = r
 	s.runCount.Store(int32(s.runs))
-	s.setState(Start, "launched under debugpy; no line has run yet (continue starts it)")
+	s.setState(Start, "launched under debugpy; no line has run yet ("+cmdMark(CmdContinue)+" starts it)")
 	s.exc = nil
 	return nil
 }

@@ -1,5 +1,7 @@
 package live
 
+import "github.com/adi-bridge/adi/internal/faces"
+
 // State is where a live session is, as InspectWare names it.
 type State string
 
@@ -56,14 +58,18 @@ func refusal(s State, cmd string) string {
 	case CmdInteract, CmdStack, CmdWhere:
 		switch s {
 		case Start:
-			return "the program has not started yet, so nothing is paused; set a breakpoint, then continue"
+			return "the program has not started yet, so nothing is paused; set a breakpoint (" + cmdMark(CmdSetBreakpoint) + "), then " + cmdMark(CmdContinue)
 		case Done:
-			return "the program has ended, so there is no frame left; restart runs it again"
+			return "the program has ended, so there is no frame left; " + cmdMark(CmdRestart) + " runs it again"
 		}
 	case CmdContinue:
 		if s == Done {
-			return "the program has ended; restart runs it again"
+			return "the program has ended; " + cmdMark(CmdRestart) + " runs it again"
 		}
 	}
 	return ""
 }
+
+// cmd is the marker of a live command in a message (package faces): each face renders it in its
+// own name, e.g. "restart" as `adi live restart`, live_restart or live.restart.
+func cmdMark(name string) string { return faces.Cmd("live." + name) }

@@ -17,7 +17,7 @@ type liveStartIn struct {
 	Command        string            `json:"command" jsonschema:"the Python command to debug live, as you would type it: 'python t.py', 'python -m pytest tests/test_x.py::test_y -q', 'python sol.py < input.txt' (the program's standard input is that file, or empty)"`
 	Dir            string            `json:"dir,omitempty" jsonschema:"working directory of the command (default: the server's)"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"the watchdog's limit: a live_continue or live_interact that neither pauses nor finishes within it is paused and answered with where the program is (default 30)"`
+	TimeoutSeconds flexInt           `json:"timeout_seconds,omitempty" jsonschema:"the watchdog's limit: a live_continue or live_interact that neither pauses nor finishes within it is paused and answered with where the program is (default 30); a whole number, also as a string (\"16\" is 16)"`
 	ID             string            `json:"id,omitempty" jsonschema:"a name for the live session; an open live session of that name is ended and started over"`
 }
 
@@ -35,8 +35,8 @@ type liveClearIn struct {
 
 type liveInteractIn struct {
 	liveIn
-	Code  string `json:"code" jsonschema:"Python statements to run in the paused frame, with its local variables: 'print(total, items)' to inspect, 'rate = 0.1' to perturb (assignments persist and change what runs after live_continue); the value of a final expression is shown"`
-	Frame int    `json:"frame,omitempty" jsonschema:"which frame to run in: 0 (default) is the innermost, 1 its caller, as the summary's stack numbers them"`
+	Code  string  `json:"code" jsonschema:"Python statements to run in the paused frame, with its local variables: 'print(total, items)' to inspect, 'rate = 0.1' to perturb (assignments persist and change what runs after live_continue); the value of a final expression is shown"`
+	Frame flexInt `json:"frame,omitempty" jsonschema:"which frame to run in: 0 (default) is the innermost, 1 its caller, as the summary's stack numbers them; a whole number, also as a string (\"16\" is 16)"`
 }
 
 const liveLoop = " Live mode's loop: live_start → live_set_breakpoint FILE:LINE → live_continue (stops there) → live_interact to print values or change one → live_continue to see what happens downstream (e.g. the test now passes) → live_restart to try again from the start."
@@ -105,10 +105,7 @@ func (s *Server) liveAnswer(method string, _ map[string]any, raw json.RawMessage
 // live_start's seconds into milliseconds.
 func (s *Server) liveParams(method string, params map[string]any) error {
 	if method == "live.start" {
-		if secs, ok := params["timeout_seconds"].(float64); ok {
-			params["timeout_ms"] = int64(secs * 1000)
-		}
-		delete(params, "timeout_seconds")
+		secondsToMS(params)
 		if id, ok := params["id"].(string); ok && id != "" {
 			params["replace"] = true
 		}

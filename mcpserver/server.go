@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/server"
 )
 
@@ -59,7 +60,9 @@ func New(cfg Config) *Server {
 	s := &Server{mgr: cfg.Manager, log: cfg.Log,
 		h: server.NewHandler(server.HandlerConfig{Manager: cfg.Manager, Log: cfg.Log.Named("rpc"), Python: cfg.Python})}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "adi", Title: "adi: Frame Lifetime Traces of Python runs", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: instructions})
+		// Capabilities: tools only; the default also advertises logging, and adi sends no log
+		// messages.
+		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	addADITool[openIn](s, "adi_open", s.openParams)
 	addADITool[breakIn](s, "adi_break", nil)
 	addADITool[sessionIn](s, "adi_continue", nil)
@@ -94,10 +97,13 @@ type answer func(method string, params map[string]any, raw json.RawMessage) stri
 
 // addTool registers a tool whose input In is passed on as the params of its method: prep fills
 // in defaults and picks the method, answer renders the result. ADI tools (session defaults,
-// progress while a run records) and live tools differ only in those two and in progress.
+// progress while a run records) and live tools differ only in those two and in progress. The
+// result is the text a model reads and, as structuredContent, the method's JSON result (the
+// WebSocket API's result and the CLI's --json), described by the tool's outputSchema.
 func addTool[In any](s *Server, name string, prep prepare, ans answer, progress bool) {
 	t := tools[name]
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: t.name, Description: t.desc},
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: t.name, Description: t.desc, InputSchema: inputSchema[In](),
+		OutputSchema: outputSchemaOf(t.method), Annotations: annotations(t)},
 		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 			params, err := toMap(in)
 			if err != nil {
@@ -115,12 +121,12 @@ func addTool[In any](s *Server, name string, prep prepare, ans answer, progress 
 				}
 				stop = s.progress(ctx, req, session)
 			}
-			raw, rerr := s.h.CallJSON(ctx, method, params)
+			raw, rerr := s.h.CallJSON(ctx, faces.MCP, method, params)
 			stop()
 			if rerr != nil {
 				return nil, nil, fmt.Errorf("%s (%s)", rerr.Message, rerr.Kind())
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ans(method, params, raw)}}}, nil, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ans(method, params, raw)}}}, raw, nil
 		})
 }
 
@@ -168,10 +174,7 @@ func (s *Server) sessionParams(t tool, params map[string]any) (string, error) {
 
 // openParams turns adi_open's input into session.create's params.
 func (s *Server) openParams(params map[string]any) (string, error) {
-	if secs, ok := params["timeout_seconds"].(float64); ok {
-		params["timeout_ms"] = int64(secs * 1000)
-	}
-	delete(params, "timeout_seconds")
+	secondsToMS(params)
 	if id, ok := params["session"].(string); ok && id != "" {
 		params["id"], params["reuse"] = id, true
 	} else {
@@ -277,23 +280,39 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, session
 	go func() {
 		defer wg.Done()
 		n := 0
-		send := func(ev bridge.Event) {
+		send := func(msg string) {
 			n++
 			nctx, ncancel := context.WithTimeout(ctx, 5*time.Second)
 			defer ncancel()
 			_ = req.Session.NotifyProgress(nctx, &mcp.ProgressNotificationParams{
-				ProgressToken: token, Progress: float64(n), Message: describeEvent(ev)})
+				ProgressToken: token, Progress: float64(n), Message: msg})
+		}
+		var lines outputLines
+		handle := func(ev bridge.Event) {
+			if ev.Kind != "output" {
+				for _, l := range lines.flush() {
+					send(l)
+				}
+				send(describeEvent(ev))
+				return
+			}
+			for _, l := range lines.add(ev.Stream, ev.Text) {
+				send(l)
+			}
 		}
 		for {
 			select {
 			case ev := <-events:
-				send(ev)
+				handle(ev)
 			case <-done:
 				for {
 					select {
 					case ev := <-events:
-						send(ev)
+						handle(ev)
 					default:
+						for _, l := range lines.flush() {
+							send(l)
+						}
 						return
 					}
 				}
@@ -307,19 +326,68 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, session
 	}
 }
 
+// outputLines cuts a run's output into the lines of its progress notifications: one per line a
+// stream printed (a line arrives in pieces: print writes its text, then the newline), none for
+// an empty line.
+type outputLines struct {
+	partial map[string]string // stream → the start of its unfinished line
+	order   []string          // the streams with a partial line, in the order they began
+}
+
+// add takes a piece of a stream's output and returns the messages of the lines it completes.
+func (o *outputLines) add(stream, text string) []string {
+	if o.partial == nil {
+		o.partial = map[string]string{}
+	}
+	if _, ok := o.partial[stream]; !ok {
+		o.order = append(o.order, stream)
+	}
+	text = o.partial[stream] + text
+	var out []string
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		out = appendLine(out, stream, text[:i])
+		text = text[i+1:]
+	}
+	o.partial[stream] = text
+	return out
+}
+
+// flush returns the messages of the unfinished lines (a run ended, or another event came).
+func (o *outputLines) flush() []string {
+	var out []string
+	for _, stream := range o.order {
+		out = appendLine(out, stream, o.partial[stream])
+	}
+	o.partial, o.order = nil, nil
+	return out
+}
+
+// appendLine adds the message of one output line, unless it is blank.
+func appendLine(out []string, stream, line string) []string {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return out
+	}
+	if len(line) > 200 {
+		line = line[:200] + "…"
+	}
+	return append(out, stream+": "+line)
+}
+
 // describeEvent is a progress message.
 func describeEvent(ev bridge.Event) string {
 	switch ev.Kind {
 	case "run_started":
 		return "running the program: " + ev.Purpose
 	case "run_finished":
-		return fmt.Sprintf("run finished (%s): %d calls", ev.Purpose, ev.Frames)
-	case "output":
-		t := strings.TrimSpace(ev.Text)
-		if len(t) > 200 {
-			t = t[:200] + "…"
+		if strings.HasPrefix(ev.Purpose, "exec ") {
+			return fmt.Sprintf("run finished (%s)", ev.Purpose) // an exec run records no calls
 		}
-		return ev.Stream + ": " + t
+		return fmt.Sprintf("run finished (%s): %d calls", ev.Purpose, ev.Frames)
 	case "flt_ready":
 		return fmt.Sprintf("%d frame trace(s) recorded", ev.FLTs)
 	}

@@ -4,15 +4,15 @@ package mcpserver
 // so an input is passed on as it is; the jsonschema tags are the descriptions a model reads.
 
 type sessionIn struct {
-	Session string `json:"session,omitempty" jsonschema:"the session id adi_open returned; default: the session used last"`
-	Budget  int    `json:"budget,omitempty" jsonschema:"size of the answer in tokens (default 2000); detail shrinks to fit"`
+	Session string  `json:"session,omitempty" jsonschema:"the session id adi_open returned; default: the session used last"`
+	Budget  flexInt `json:"budget,omitempty" jsonschema:"size of the answer in tokens (default 2000); detail shrinks to fit; a whole number, also as a string (\"16\" is 16)"`
 }
 
 type openIn struct {
 	Command        string            `json:"command" jsonschema:"the Python command to debug, as you would type it: 'python t.py', 'python -m pytest tests/test_x.py::test_y -q', 'FOO=1 python -m pkg'"`
 	Dir            string            `json:"dir,omitempty" jsonschema:"working directory of the command (default: the server's)"`
 	Env            map[string]string `json:"env,omitempty" jsonschema:"extra environment variables for the command"`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" jsonschema:"wall-clock limit of one run of the command (default 60)"`
+	TimeoutSeconds flexInt           `json:"timeout_seconds,omitempty" jsonschema:"wall-clock limit of one run of the command (default 60); a whole number, also as a string (\"16\" is 16)"`
 	Session        string            `json:"session,omitempty" jsonschema:"an id for the session; if a session of that id already recorded this command and the sources did not change, it is reused without running anything"`
 	Focus          []string          `json:"focus,omitempty" jsonschema:"frames you will look at first (e.g. ['pkg/mod.py:func#2', 'mod:Class.method#1']): the recording run also records their FLTs, so looking at them needs no re-run"`
 }
@@ -41,15 +41,15 @@ type optFrameIn struct {
 
 type callTreeIn struct {
 	optFrameIn
-	Depth int `json:"depth,omitempty" jsonschema:"levels of calls below the frame (default: as many as fit)"`
-	Width int `json:"width,omitempty" jsonschema:"children shown per call (default 10)"`
+	Depth flexInt `json:"depth,omitempty" jsonschema:"levels of calls below the frame (default: as many as fit); a whole number, also as a string (\"16\" is 16)"`
+	Width flexInt `json:"width,omitempty" jsonschema:"children shown per call (default 10); a whole number, also as a string (\"16\" is 16)"`
 }
 
 type listFramesIn struct {
 	sessionIn
-	Func   string `json:"func" jsonschema:"the function whose invocations to list (name, module:qualname or file.py:func)"`
-	Caller string `json:"caller,omitempty" jsonschema:"keep only invocations whose caller's fid or file contains this text"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"list at most this many (default 50)"`
+	Func   string  `json:"func" jsonschema:"the function whose invocations to list (name, module:qualname or file.py:func)"`
+	Caller string  `json:"caller,omitempty" jsonschema:"keep only invocations whose caller's fid or file contains this text"`
+	Limit  flexInt `json:"limit,omitempty" jsonschema:"list at most this many (default 50); a whole number, also as a string (\"16\" is 16)"`
 }
 
 type diffIn struct {
@@ -60,12 +60,12 @@ type diffIn struct {
 
 type execIn struct {
 	sessionIn
-	Frame        string `json:"frame" jsonschema:"the invocation to stop in, func#N"`
-	Stmt         string `json:"stmt" jsonschema:"Python statement(s) to run there with the frame's locals, e.g. 'print(qty, qty >= LIMIT)'; an expression's value is shown"`
-	Line         int    `json:"line,omitempty" jsonschema:"stop when the frame reaches this line (default: its last line, before it returns)"`
-	Visit        int    `json:"visit,omitempty" jsonschema:"which arrival at that line, for lines in loops (default 1)"`
-	ThenContinue bool   `json:"then_continue,omitempty" jsonschema:"afterwards let the program run on to its end and report the downstream outcome: how this frame ended (its return value or exception) and whether the program (e.g. a test) now passes; validates a fix hypothesis without editing a file"`
-	Timeout      int    `json:"timeout,omitempty" jsonschema:"seconds the statement may run before it is stopped (default 10)"`
+	Frame        string  `json:"frame" jsonschema:"the invocation to stop in, func#N"`
+	Stmt         string  `json:"stmt" jsonschema:"Python statement(s) to run there with the frame's locals, e.g. 'print(qty, qty >= LIMIT)'; an expression's value is shown"`
+	Line         flexInt `json:"line,omitempty" jsonschema:"stop when the frame reaches this line (default: its last line, before it returns); a whole number, also as a string (\"16\" is 16)"`
+	Visit        flexInt `json:"visit,omitempty" jsonschema:"which arrival at that line, for lines in loops (default 1); a whole number, also as a string (\"16\" is 16)"`
+	ThenContinue bool    `json:"then_continue,omitempty" jsonschema:"afterwards let the program run on to its end and report the downstream outcome: how this frame ended (its return value or exception) and whether the program (e.g. a test) now passes; validates a fix hypothesis without editing a file"`
+	Timeout      flexInt `json:"timeout,omitempty" jsonschema:"seconds the statement may run before it is stopped (default 10); a whole number, also as a string (\"16\" is 16)"`
 }
 
 type closeIn struct {

@@ -24,7 +24,7 @@ func init() {
 				r := p.Ref("func", false, false)
 				cond := p.String("cond", false)
 				if r == nil && cond != "" && p.err == nil {
-					p.fail("param \"cond\" needs \"func\": clear FUNC COND removes one conditional breakpoint")
+					p.fail("param %s needs %s: both remove one conditional breakpoint", p.quoted("cond"), p.quoted("func"))
 				}
 				return adi.ClearCmd{Func: r, Cond: cond}
 			}),

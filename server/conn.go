@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 const (
@@ -99,7 +100,7 @@ func (c *wsConn) readPump() {
 		c.sem <- struct{}{}
 		go func() {
 			defer func() { <-c.sem }()
-			if out := c.h.serveMessage(data, c); out != nil {
+			if out := c.h.serveMessage(data, c, faces.WebSocket); out != nil {
 				c.queueAnswer(out)
 			}
 			c.h.afterAnswer()

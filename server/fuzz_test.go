@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // rpcSeeds are well-formed and broken JSON-RPC messages for the fuzz targets' corpus.
@@ -113,7 +114,7 @@ func FuzzServeMessage(f *testing.F) {
 		} else {
 			want = 1
 		}
-		out := h.serveMessage(data, nil)
+		out := h.serveMessage(data, nil, faces.WebSocket)
 		if want == 0 {
 			if out != nil {
 				t.Fatalf("notifications only, yet an answer: %s", out)

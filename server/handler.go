@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/live"
 )
 
@@ -220,28 +221,31 @@ func (h *Handler) afterAnswer() {
 	}
 }
 
-// CallJSON is Call with the result marshalled, for in-process callers (the MCP server). Ending
-// ctx cancels the call (CallContext).
-func (h *Handler) CallJSON(ctx context.Context, name string, params any) (json.RawMessage, *Error) {
+// CallJSON is Call with the result marshalled and its messages (the result's and an error's)
+// in the words of face, for in-process callers (the MCP server). Ending ctx cancels the call
+// (CallContext).
+func (h *Handler) CallJSON(ctx context.Context, face faces.Face, name string, params any) (json.RawMessage, *Error) {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, newError(CodeInvalidParams, "%s: params cannot be encoded: %v", name, err)
 	}
 	res, rerr := h.CallContext(ctx, name, raw, nil)
 	if rerr != nil {
-		return nil, rerr
+		e := *rerr
+		e.Message = face.Render(e.Message)
+		return nil, &e
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return nil, newError(CodeInternal, "cannot encode the result of %s: %v (please report this)", name, err)
 	}
-	return b, nil
+	return face.RenderJSON(b), nil
 }
 
-// serveMessage answers one incoming message (a request or a batch). It returns nil when nothing
-// is to be sent back (only notifications). The elements of a batch run in order, one after the
+// serveMessage answers one incoming message (a request or a batch), its messages in the words
+// of face (package faces). It returns nil when nothing is to be sent back (only notifications). The elements of a batch run in order, one after the
 // other, so a batch [break, continue] means what it says.
-func (h *Handler) serveMessage(data []byte, peer Peer) []byte {
+func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 	if len(data) > MaxMessage {
 		return encode(&response{JSONRPC: "2.0", ID: nullID, Error: tooLarge()})
 	}
@@ -280,7 +284,7 @@ func (h *Handler) serveMessage(data []byte, peer Peer) []byte {
 	case len(out) == 0:
 		return nil
 	case !batch:
-		return out[0]
+		return face.RenderJSON(out[0])
 	}
 	b := []byte{'['}
 	for i, o := range out {
@@ -289,7 +293,7 @@ func (h *Handler) serveMessage(data []byte, peer Peer) []byte {
 		}
 		b = append(b, o...)
 	}
-	return append(b, ']')
+	return face.RenderJSON(append(b, ']'))
 }
 
 // Peer is a connection that can receive session events.

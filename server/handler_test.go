@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 func newTestHandler(t *testing.T) *Handler {
@@ -26,7 +27,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	register(&method{name: "test.panic", usage: "{}", call: func(*call) (any, error) { panic("boom") }})
 	defer delete(methods, "test.panic")
 	h := newTestHandler(t)
-	out := h.serveMessage([]byte(`[{"jsonrpc":"2.0","id":1,"method":"test.panic"},{"jsonrpc":"2.0","id":2,"method":"session.list"}]`), nil)
+	out := h.serveMessage([]byte(`[{"jsonrpc":"2.0","id":1,"method":"test.panic"},{"jsonrpc":"2.0","id":2,"method":"session.list"}]`), nil, faces.WebSocket)
 	var resps []struct {
 		ID     int             `json:"id"`
 		Result json.RawMessage `json:"result"`
@@ -51,8 +52,8 @@ func TestStreamMethodsNeedAWebSocket(t *testing.T) {
 
 func TestNotificationsGetNoAnswer(t *testing.T) {
 	h := newTestHandler(t)
-	assert.Nil(t, h.serveMessage([]byte(`{"jsonrpc":"2.0","method":"session.list"}`), nil))
-	assert.Nil(t, h.serveMessage([]byte(`[{"jsonrpc":"2.0","method":"session.list"}]`), nil))
+	assert.Nil(t, h.serveMessage([]byte(`{"jsonrpc":"2.0","method":"session.list"}`), nil, faces.WebSocket))
+	assert.Nil(t, h.serveMessage([]byte(`[{"jsonrpc":"2.0","method":"session.list"}]`), nil, faces.WebSocket))
 }
 
 // TestEventQueueDropsOldest fills a connection's event queue past its bound: the oldest events

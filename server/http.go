@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // routes returns the server's HTTP handler:
@@ -73,6 +75,19 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.serve()
 }
 
+// FaceHeader names the face whose words a client of /api/rpc shows adi's messages in: "cli" for
+// the bash CLI (`adi live break`, --keep); without it, the JSON-RPC names (live.set_breakpoint,
+// keep).
+const FaceHeader = "X-Adi-Face"
+
+// FaceOf returns the face a request asks for with FaceHeader (the JSON-RPC API's by default).
+func FaceOf(r *http.Request) faces.Face {
+	if faces.Face(r.Header.Get(FaceHeader)) == faces.CLI {
+		return faces.CLI
+	}
+	return faces.WebSocket
+}
+
 // serveHTTP answers one JSON-RPC message posted to /api/rpc. The call runs detached from the
 // request: a client that hangs up does not cancel it.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -97,7 +112,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "adi: cannot read the request body: "+err.Error())
 		return
 	}
-	out := s.h.serveMessage(data, nil)
+	out := s.h.serveMessage(data, nil, FaceOf(r))
 	defer s.h.afterAnswer()
 	if out == nil {
 		w.WriteHeader(http.StatusNoContent)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // params reads the named params of one call. Getters record the first problem and return zero
@@ -36,7 +37,7 @@ func newParams(m *method, raw json.RawMessage) *params {
 
 func (p *params) fail(format string, a ...any) {
 	if p.err == nil {
-		p.err = newError(CodeInvalidParams, "%s: %s", p.m.name, fmt.Sprintf(format, a...))
+		p.err = newError(CodeInvalidParams, "%s: %s", p.label(), fmt.Sprintf(format, a...))
 	}
 }
 
@@ -47,7 +48,7 @@ func (p *params) raw(name string, required bool) json.RawMessage {
 		return v
 	}
 	if required {
-		p.fail("param %q is missing; it takes %s", name, p.m.usage)
+		p.fail("param %s is missing; it takes %s", p.quoted(name), p.m.usage)
 	}
 	return nil
 }
@@ -60,11 +61,11 @@ func (p *params) String(name string, required bool) string {
 	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
-		p.fail("param %q must be a string, got %s", name, short(v))
+		p.fail("param %s must be a string, got %s", p.quoted(name), short(v))
 		return ""
 	}
 	if required && strings.TrimSpace(s) == "" {
-		p.fail("param %q is empty; it takes %s", name, p.m.usage)
+		p.fail("param %s is empty; it takes %s", p.quoted(name), p.m.usage)
 	}
 	return s
 }
@@ -81,11 +82,11 @@ func (p *params) Int(name string, required bool, min int) int {
 	}
 	var f float64
 	if json.Unmarshal(v, &f) != nil || f != math.Trunc(f) || math.Abs(f) > 1e15 {
-		p.fail("param %q must be a whole number, got %s", name, short(p.fields[name]))
+		p.fail("param %s must be a whole number, got %s", p.quoted(name), short(p.fields[name]))
 		return 0
 	}
 	if int(f) < min {
-		p.fail("param %q must be at least %d, got %s", name, min, short(p.fields[name]))
+		p.fail("param %s must be at least %d, got %s", p.quoted(name), min, short(p.fields[name]))
 		return 0
 	}
 	return int(f)
@@ -107,7 +108,7 @@ func (p *params) Bool(name string) bool {
 			return b
 		}
 	}
-	p.fail("param %q must be true or false, got %s", name, short(v))
+	p.fail("param %s must be true or false, got %s", p.quoted(name), short(v))
 	return false
 }
 
@@ -123,7 +124,7 @@ func (p *params) Strings(name string) []string {
 	}
 	var list []string
 	if json.Unmarshal(v, &list) != nil {
-		p.fail("param %q must be a list of strings, got %s", name, short(v))
+		p.fail("param %s must be a list of strings, got %s", p.quoted(name), short(v))
 	}
 	return list
 }
@@ -137,7 +138,7 @@ func (p *params) StringMap(name string) []string {
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(v, &m) != nil {
-		p.fail("param %q must be an object of strings, e.g. {\"DEBUG\": \"1\"}, got %s", name, short(v))
+		p.fail("param %s must be an object of strings, e.g. {\"DEBUG\": \"1\"}, got %s", p.quoted(name), short(v))
 		return nil
 	}
 	var out []string
@@ -149,11 +150,11 @@ func (p *params) StringMap(name string) []string {
 		case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' || raw[0] == 't' || raw[0] == 'f'):
 			s = string(raw)
 		default:
-			p.fail("param %q: the value of %q must be a string, got %s", name, k, short(raw))
+			p.fail("param %s: the value of %q must be a string, got %s", p.quoted(name), k, short(raw))
 			return nil
 		}
 		if k == "" || strings.ContainsAny(k, "=\x00") {
-			p.fail("param %q: %q is not a valid environment variable name", name, k)
+			p.fail("param %s: %q is not a valid environment variable name", p.quoted(name), k)
 			return nil
 		}
 		out = append(out, k+"="+s)
@@ -172,20 +173,20 @@ func (p *params) Ref(name string, required, frame bool) *adi.Ref {
 	r, err := adi.ParseRef(s)
 	if err != nil {
 		if p.err == nil {
-			p.err = newError(CodeBadInput, "%s: param %q: %s", p.m.name, name, errorFrom(err).Message)
+			p.err = newError(CodeBadInput, "%s: param %s: %s", p.label(), p.quoted(name), errorFrom(err).Message)
 		}
 		return nil
 	}
 	switch {
 	case frame && !r.NamesFrame():
-		p.badInput("param %q: %s names a function; add the invocation index, e.g. %s#1", name, r, r)
+		p.badInput("param %s: %s names a function; add the invocation index, e.g. %s#1", p.quoted(name), r, r)
 		return nil
 	case !frame && r.Pinned() && !p.m.frameOK:
 		drop := "[" + r.Param + "]"
 		if r.Index > 0 {
 			drop = "#" + strconv.Itoa(r.Index)
 		}
-		p.badInput("param %q: %s names a frame, but this method takes a function (drop the %s)", name, r, drop)
+		p.badInput("param %s: %s names a frame, but this method takes a function (drop the %s)", p.quoted(name), r, drop)
 		return nil
 	}
 	return &r
@@ -193,7 +194,7 @@ func (p *params) Ref(name string, required, frame bool) *adi.Ref {
 
 func (p *params) badInput(format string, a ...any) {
 	if p.err == nil {
-		p.err = newError(CodeBadInput, "%s: %s", p.m.name, fmt.Sprintf(format, a...))
+		p.err = newError(CodeBadInput, "%s: %s", p.label(), fmt.Sprintf(format, a...))
 	}
 }
 
@@ -222,4 +223,21 @@ func short(v json.RawMessage) string {
 		s = s[:40] + "…"
 	}
 	return s
+}
+
+// label names the method at the head of a message, as a marker each face renders in its own name
+// (package faces); a part of a method's params (session.create's limits) keeps its own name.
+func (p *params) label() string {
+	if _, ok := methods[p.m.name]; ok {
+		return faces.Cmd(p.m.name)
+	}
+	return p.m.name
+}
+
+// quoted names one of the method's params in a message, quoted, as a marker each face renders.
+func (p *params) quoted(name string) string {
+	if _, ok := methods[p.m.name]; ok {
+		return `"` + faces.Param(p.m.name, name) + `"`
+	}
+	return strconv.Quote(name)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/probe"
 )
 
@@ -246,7 +247,8 @@ func createText(info bridge.Info, run RunInfo, reused bool) string {
 			fmt.Fprintf(&b, "%s (last lines):\n%s", o.name, lines)
 		}
 	}
-	b.WriteString("Next: call-tree shows the calls with their arguments and returns; break FUNC then continue reaches an invocation.\n")
+	fmt.Fprintf(&b, "Next: %s shows the calls with their arguments and returns; %s FUNC then %s reaches an invocation.\n",
+		faces.Cmd("adi.call_tree"), faces.Cmd("adi.break"), faces.Cmd("adi.continue"))
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/examples"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 func init() {
@@ -66,7 +67,7 @@ func runDemo(ctx context.Context, g *globals, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(g.stdout, ans.Text)
+		fmt.Fprint(g.stdout, faces.CLI.Render(ans.Text))
 	}
 	fmt.Fprintln(g.stdout, "\n# Found it: bulk_rate uses `qty > BULK_QUANTITY` where the rule is \"10 or more\" (>=).")
 	return nil
