@@ -578,12 +578,17 @@ func (l *link) adi(m *dap.Message) (any, int, error) {
 	if err != nil {
 		return nil, errorID(err), err
 	}
-	// The proxy speaks the JSON-RPC API's names of commands in its messages (package faces).
+	// The proxy speaks the JSON-RPC API's names of commands in its messages (package faces),
+	// and adi/run's answers the command language it takes.
+	face := faces.WebSocket
+	if m.Command == "adi/run" {
+		face = faces.Line
+	}
 	b, err := json.Marshal(map[string]any{"text": ans.Text, "result": ans.Result})
 	if err != nil {
 		return nil, ErrIDInternal, fmt.Errorf("adi: cannot encode the answer: %w", err)
 	}
-	return json.RawMessage(faces.WebSocket.RenderJSON(b)), 0, nil
+	return json.RawMessage(face.RenderJSON(b)), 0, nil
 }
 
 func (l *link) notRecording() error {

@@ -60,7 +60,7 @@ func TestServerAgreesWithAPIDocs(t *testing.T) {
 	t.Run("target_failed is present when false", func(t *testing.T) {
 		status, body := postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":2,"method":"adi.list","params":{"session":"demo"}}`)
 		require.Equal(t, http.StatusOK, status, body)
-		assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"result":{"command":"list","text":"Breakpoints: none. Set one with: break FUNC [CONDITION]\n","result":{"breakpoints":[]},"target_failed":false}}`, body)
+		assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"result":{"command":"list","text":"Breakpoints: none. Set one with: adi.break func [cond]\n","result":{"breakpoints":[]},"target_failed":false}}`, body)
 	})
 
 	t.Run("the documented unknown-param example", func(t *testing.T) {

@@ -208,8 +208,9 @@ func TestMCPStructured(t *testing.T) {
 
 	res = callTool("adi_state", nil)
 	assert.Equal(t, map[string]any{"command": "state",
-		"result": map[string]any{"breakpoints": []any{}, "current": "ticks:<module>#1", "current_frame": float64(0), "frames": float64(5), "recording": map[string]any{}},
-		"text":   "Breakpoints: none. Set one with: adi_break func [cond]\nInspecting: ticks:<module>#1 (T[0]; the recording has 5 call(s))\n"},
+		"result":        map[string]any{"breakpoints": []any{}, "current": "ticks:<module>#1", "current_frame": float64(0), "frames": float64(5), "recording": map[string]any{}},
+		"target_failed": false,
+		"text":          "Breakpoints: none. Set one with: adi_break func [cond]\nInspecting: ticks:<module>#1 (T[0]; the recording has 5 call(s))\n"},
 		structured(res))
 	assert.Equal(t, mcpText(t, res), structured(res)["text"])
 

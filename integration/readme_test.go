@@ -58,7 +58,7 @@ var exampleExpect = map[string][]expect{
 		{0, "        orders:bulk_rate#3(qty=10, rate=0.15) → 0.0\n", "adi: recorded `python orders.py`: 12 call(s) in "},
 	},
 	`adi break bulk_rate --cond "rate > 0"`: {
-		{0, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: continue.\n", ""},
+		{0, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: adi continue.\n", ""},
 	},
 	`adi continue            # → bulk_rate#1 (right), then:`: {
 		{0, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)\n", ""},
@@ -102,10 +102,10 @@ var exampleExpect = map[string][]expect{
 		{0, "interact in frame #0, orders.py:16 in bulk_rate:\nChanged: qty = 11 (the program runs on with the new values)\n", ""},
 	},
 	`adi live restart                             # again, with the same breakpoints`: {
-		{0, "Restarted `python orders.py` (run 2); every process of run 1 has ended. 1 breakpoint(s) set again. No line has run yet: continue starts it.\n", ""},
+		{0, "Restarted `python orders.py` (run 2); every process of run 1 has ended. 1 breakpoint(s) set again. No line has run yet: adi live continue starts it.\n", ""},
 	},
 	`adi live status                              # also live stack and live where, while paused`: {
-		{0, " · Start · run 2: launched under debugpy; no line has run yet (continue starts it)\n", ""},
+		{0, " · Start · run 2: launched under debugpy; no line has run yet (adi live continue starts it)\n", ""},
 	},
 	`adi live close`: {
 		{0, "; every process of it has ended.\n", ""},
@@ -126,7 +126,7 @@ var exampleExpect = map[string][]expect{
 		{0, "Then continued: the frame returned 0.15; the program ended: exit 0, the same as before.\nOutput after the statement (tail):\n  total: 26.0\n", ""},
 	},
 	`adi break "python -m pytest test_cart.py -q" "test_cart.py::test_total"`: {
-		{1, "Breakpoint set: test_cart:test_total  (every call); test_cart:test_total was called 1 time(s); 1 breakpoint(s) in all.\nMatches 1 invocation(s): test_cart:test_total#1. Next: continue.\n", ""},
+		{1, "Breakpoint set: test_cart:test_total  (every call); test_cart:test_total was called 1 time(s); 1 breakpoint(s) in all.\nMatches 1 invocation(s): test_cart:test_total#1. Next: adi continue.\n", ""},
 	},
 	`adi flt "python -m pytest test_cart.py -q" "test_cart.py::TestLine::test_line[20-1.0]"`: {
 		{1, "Frame: test_cart:TestLine.test_line#2   (entry frame)\nArgs: self = <test_cart.TestLine object at 0x…>, qty = 20, price = 1.0\n", ""},

@@ -278,13 +278,13 @@ func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 				resp.Result = struct{}{}
 			}
 		}
-		out = append(out, encode(resp))
+		out = append(out, face.ForMethod(r.Method).RenderJSON(encode(resp)))
 	}
 	switch {
 	case len(out) == 0:
 		return nil
 	case !batch:
-		return face.RenderJSON(out[0])
+		return out[0]
 	}
 	b := []byte{'['}
 	for i, o := range out {
@@ -293,7 +293,7 @@ func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 		}
 		b = append(b, o...)
 	}
-	return face.RenderJSON(append(b, ']'))
+	return append(b, ']')
 }
 
 // Peer is a connection that can receive session events.

@@ -23,7 +23,19 @@ const (
 	WebSocket Face = "ws"  // the JSON-RPC API (WebSocket and HTTP): method and param names
 	CLI       Face = "cli" // the bash commands: `adi live break`, --keep
 	MCP       Face = "mcp" // the MCP tools: live_set_breakpoint, keep
+	// Line is the command language that adi.run and the editor's adi/run take, the reference
+	// CLI's commands without the program's name: `break FUNC --cond EXPR`, `continue`.
+	Line Face = "line"
 )
+
+// ForMethod returns the face an answer of method speaks: the command language for adi.run (its
+// answers are read by whoever typed the command line), else f.
+func (f Face) ForMethod(method string) Face {
+	if method == "adi.run" && f != CLI {
+		return Line
+	}
+	return f
+}
 
 // The markers: ⟦method⟧ and ⟦method param⟧. Their characters pass through JSON encoding
 // unescaped, so a face can render an encoded answer as well as a string.
@@ -113,12 +125,14 @@ func (f Face) Name(method, param string) string {
 			return n.cli
 		case f == MCP && n.mcp != "":
 			return n.mcp
+		case f == Line && strings.HasPrefix(method, "adi.") && n.cli != "":
+			return strings.TrimPrefix(n.cli, "adi ")
 		}
 		return method
 	}
 	n := params[method+" "+param]
 	switch f {
-	case CLI:
+	case CLI, Line:
 		if n.cli != "" {
 			return n.cli
 		}
