@@ -7,7 +7,7 @@ import (
 
 // usages gives the form of every command, for usage errors.
 var usages = map[string]string{
-	"break":       "break FUNC [CONDITION]",
+	"break":       "break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]",
 	"clear":       "clear [FUNC [CONDITION]]",
 	"continue":    "continue",
 	"prev":        "prev",
@@ -116,7 +116,35 @@ func parseBreak(w *words) (Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	return BreakCmd{Func: r, Cond: unwrap(w.rest())}, nil
+	c := BreakCmd{Func: r}
+	for w.more() {
+		start := w.pos
+		word, err := w.next()
+		if err != nil {
+			return nil, usageErr("break", err.Error())
+		}
+		opt, inline, _ := strings.Cut(word, "=")
+		switch opt {
+		case "--on-entry":
+			c.When = AtEntry
+			continue
+		case "--on-return":
+			c.When = AtExit
+			continue
+		case "--if-eval-lineno":
+			if c.Line, err = number("break", opt, inline, w); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		w.pos = start
+		break
+	}
+	c.Cond = unwrap(w.rest())
+	if err := c.Breakpoint(r.String()).Check(); err != nil {
+		return nil, fmt.Errorf("break: %w", err)
+	}
+	return c, nil
 }
 
 func parseClear(w *words) (Command, error) {

@@ -25,6 +25,9 @@ func TestParseCommand(t *testing.T) {
 		{"break t:f _return is None", BreakCmd{Func: tf, Cond: "_return is None"}, "break t:f _return is None"},
 		{"break '/my dir/t.py:f' x", BreakCmd{Func: Ref{Path: "/my dir/t.py", Name: "f"}, Cond: "x"}, "break '/my dir/t.py:f' x"},
 		{"break /abs/t.py:12", BreakCmd{Func: Ref{Path: "/abs/t.py", Line: 12}}, "break /abs/t.py:12"},
+		{"break t:f --on-return y > 1", BreakCmd{Func: tf, Cond: "y > 1", When: AtExit}, "break t:f --on-return y > 1"},
+		{"break t:f --on-entry x", BreakCmd{Func: tf, Cond: "x", When: AtEntry}, "break t:f --on-entry x"},
+		{"break t:f --if-eval-lineno=7 total > 2", BreakCmd{Func: tf, Cond: "total > 2", Line: 7}, "break t:f --if-eval-lineno 7 total > 2"},
 		{"  continue  ", ContinueCmd{}, "continue"},
 		{"prev", PrevCmd{}, "prev"},
 		{"step-into t:f#2", StepIntoCmd{Frame: tf2}, "step-into t:f#2"},
@@ -64,8 +67,12 @@ func TestParseCommandErrors(t *testing.T) {
 	tests := []struct{ in, err string }{
 		{"", "empty command; use one of: break, clear, continue, prev, step-into, step-out, call-tree, list-frames, flt, diff, exec, state, list"},
 		{"jump t:f#1", `unknown command "jump"; use one of: break, clear, continue, prev, step-into, step-out, call-tree, list-frames, flt, diff, exec, state, list`},
-		{"break", "break: the function is missing; usage: break FUNC [CONDITION]"},
-		{"break t:f#2", "break: t:f#2 names a frame, but break takes a function (to inspect that frame: step-into t:f#2); usage: break FUNC [CONDITION]"},
+		{"break", "break: the function is missing; usage: break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]"},
+		{"break t:f#2", "break: t:f#2 names a frame, but break takes a function (to inspect that frame: step-into t:f#2); usage: break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]"},
+		{"break t:f --if-eval-lineno 3", "break: --if-eval-lineno says where the condition is checked; give the condition too (--cond EXPR)"},
+		{"break t:f --if-eval-lineno 3 _return > 1", "break: _return and _exception are bound only at exit, and --if-eval-lineno checks the condition at line 3; use --on-return instead"},
+		{"break t:f --on-entry _return", "break: _return and _exception are bound only at exit; use --on-return, not --on-entry"},
+		{"break t:f --on-return --if-eval-lineno 2 x", "break: give --if-eval-lineno or --on-entry/--on-return, not both: a condition is checked at one moment"},
 		{"break t.py", `break: "t.py" names a file but no function; write t.py:FUNC or t.py:LINE`},
 		{"continue t:f", "continue: it takes no arguments; usage: continue"},
 		{"step-into t:g", "step-into: t:g names a function; add the invocation index, e.g. t:g#1; usage: step-into FUNC#N"},
@@ -85,7 +92,7 @@ func TestParseCommandErrors(t *testing.T) {
 		{"exec t:f#1", "exec: the statement is missing; usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT"},
 		{"exec t:f#1 -l x print(1)", `exec: -l takes a whole number from 1 (got "x"); usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT`},
 		{"exec -l 3 t:f#1 x", `exec: unknown option "-l"; usage: exec FUNC#N [-l LINE] [-k VISIT] [--then-continue] STATEMENT`},
-		{`break 't:f x`, `break: unterminated ' quote in "'t:f x"; usage: break FUNC [CONDITION]`},
+		{`break 't:f x`, `break: unterminated ' quote in "'t:f x"; usage: break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]`},
 		{`"break`, `unterminated " quote in "\"break"; use one of: break, clear, continue, prev, step-into, step-out, call-tree, list-frames, flt, diff, exec, state, list`},
 	}
 	for _, tt := range tests {
