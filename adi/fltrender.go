@@ -104,6 +104,9 @@ func (r *fltRenderer) render(tree []tnode) doc {
 		fmt.Sprintf("Frame: %s   (%s)", v.Frame.FID, v.Frame.callerText()),
 		"Args: " + d.argsText(r.o.watchedArgs(v.Frame.Args)),
 	}
+	if len(r.o.Watch) > 0 && len(v.Frame.Args) > 0 && len(r.o.watchedArgs(v.Frame.Args)) == 0 {
+		r.doc.head[1] = "Args: (none watched)"
+	}
 	if len(r.o.Watch) > 0 {
 		r.doc.head = append(r.doc.head, "Watching: "+strings.Join(r.o.Watch, ", ")+" (the other variables are not shown)")
 	}

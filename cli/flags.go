@@ -16,13 +16,42 @@ func FlagName(name string) string {
 	return "--" + name
 }
 
-// Closest returns the known word nearest to word ("" when none is near): the one containing it
-// or contained in it, else the one within a small edit distance.
+// Closest returns the known word nearest to word ("" when none is near): of the words that
+// contain it, are contained in it or are within a small edit distance (adi.Closest), the one
+// fewest edits away. A one-letter word gets no suggestion: any other letter is as near.
 func Closest(word string, known []string) string {
-	if c := adi.Closest(word, known); len(c) > 0 {
-		return c[0]
+	if len([]rune(word)) < 2 {
+		return ""
 	}
-	return ""
+	best, dist := "", -1
+	for _, c := range adi.Closest(word, known) {
+		if d := distance(word, c); dist < 0 || d < dist {
+			best, dist = c, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }
 
 // UnknownFlag is the one line for a flag the command does not take, naming the closest flag it
