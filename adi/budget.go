@@ -21,6 +21,15 @@ type TextOptions struct {
 	// DefaultBudget. Renderings shrink detail in a fixed order to fit and end with a line saying
 	// what they dropped.
 	Budget int
+	// Watch names the only variables an FLT shows (in its arguments and its changes, a change
+	// counting for the variable its path starts with: p for p.count); nil shows them all.
+	Watch []string
+	// Loop, when above 0, shows the first Loop iterations of every loop of an FLT and folds the
+	// others, instead of adi's choice (the iterations that differ from their neighbours).
+	Loop int
+	// LoopIndex, when above 0, shows only iteration LoopIndex of every loop of an FLT, the others
+	// folded.
+	LoopIndex int
 }
 
 func (o TextOptions) budget() int {

@@ -13,10 +13,18 @@ type Command interface {
 	String() string
 }
 
-// BreakCmd is "break FUNC [CONDITION]".
+// BreakCmd is "break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]"; When and Line
+// are those of Breakpoint.
 type BreakCmd struct {
 	Func Ref    `json:"func"`
 	Cond string `json:"cond,omitempty"`
+	When CondAt `json:"when,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Breakpoint is the breakpoint the command adds, for the function fn it resolved to.
+func (c BreakCmd) Breakpoint(fn string) Breakpoint {
+	return Breakpoint{Func: fn, Cond: trimSpace(c.Cond), When: c.When, Line: c.Line}
 }
 
 // ClearCmd is "clear [FUNC [CONDITION]]"; a nil Func clears every breakpoint.
@@ -125,13 +133,15 @@ func (FLTCmd) Name() string { return "flt" }
 // Name returns "exec".
 func (ExecCmd) Name() string { return "exec" }
 
-// String writes "break FUNC [CONDITION]", with "--cond" before a condition that starts with "-".
+// String writes "break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]", with
+// "--cond" before a condition that starts with "-".
 func (c BreakCmd) String() string {
+	when := map[CondAt]string{AtEntry: "--on-entry", AtExit: "--on-return"}[c.When]
 	marker := ""
 	if first, err := (&words{s: c.Cond}).next(); err == nil && strings.HasPrefix(first, "-") {
 		marker = "--cond" // a condition starting with "-" would read as an option
 	}
-	return join("break", quoteWord(c.Func.String()), marker, quoteRest(c.Cond))
+	return join("break", quoteWord(c.Func.String()), when, numFlag("--if-eval-lineno", c.Line), marker, quoteRest(c.Cond))
 }
 
 // String writes "clear [FUNC [CONDITION]]".

@@ -19,15 +19,79 @@ func (v *FLTView) Text(o TextOptions) string {
 	}
 	shrinks := []shrink{shrinkFold1, shrinkFold2, shrinkValues, shrinkReturns}
 	return fitText(o, shrinks, func(d detail) doc {
-		r := &fltRenderer{v: v, d: d, pad: strings.Repeat(" ", width), width: width}
+		r := &fltRenderer{v: v, d: d, o: o, pad: strings.Repeat(" ", width), width: width}
 		return r.render(tree)
 	})
+}
+
+// watched reports whether a variable or a change's path (p.count, rows[3], *args) belongs to
+// one of the watched variables; with no watch list everything does.
+func (o TextOptions) watched(name string) bool {
+	if len(o.Watch) == 0 {
+		return true
+	}
+	root := strings.TrimLeft(name, "*")
+	if k := strings.IndexAny(root, ".["); k >= 0 {
+		root = root[:k]
+	}
+	for _, w := range o.Watch {
+		if w == root || w == name {
+			return true
+		}
+	}
+	return false
+}
+
+// watchedArgs keeps the watched arguments.
+func (o TextOptions) watchedArgs(args []Arg) []Arg {
+	if len(o.Watch) == 0 {
+		return args
+	}
+	var out []Arg
+	for _, a := range args {
+		if o.watched(a.Name) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// watchedChanges keeps the changes of watched variables.
+func (o TextOptions) watchedChanges(cs []Change) []Change {
+	if len(o.Watch) == 0 {
+		return cs
+	}
+	var out []Change
+	for _, c := range cs {
+		if o.watched(c.Name) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shown says which iterations of l are shown in full: the ones Loop or LoopIndex ask for, else
+// shownIterations' choice at the renderer's fold level.
+func (r *fltRenderer) shown(l *tloop) []bool {
+	if r.o.Loop <= 0 && r.o.LoopIndex <= 0 {
+		return shownIterations(r.v.Steps, l, r.d.fold)
+	}
+	shown := make([]bool, len(l.iters))
+	for k, it := range l.iters {
+		if r.o.LoopIndex > 0 {
+			shown[k] = it.n == r.o.LoopIndex
+		} else {
+			shown[k] = k < r.o.Loop
+		}
+	}
+	return shown
 }
 
 // fltRenderer renders one FLTView at one detail level.
 type fltRenderer struct {
 	v     *FLTView
 	d     detail
+	o     TextOptions
 	pad   string // blank line-number column
 	width int
 	doc   doc
@@ -38,7 +102,13 @@ func (r *fltRenderer) render(tree []tnode) doc {
 	r.doc = doc{unit: "step", total: len(v.Steps) + v.Dropped, indent: r.pad + " "}
 	r.doc.head = []string{
 		fmt.Sprintf("Frame: %s   (%s)", v.Frame.FID, v.Frame.callerText()),
-		"Args: " + d.argsText(v.Frame.Args),
+		"Args: " + d.argsText(r.o.watchedArgs(v.Frame.Args)),
+	}
+	if len(r.o.Watch) > 0 && len(v.Frame.Args) > 0 && len(r.o.watchedArgs(v.Frame.Args)) == 0 {
+		r.doc.head[1] = "Args: (none watched)"
+	}
+	if len(r.o.Watch) > 0 {
+		r.doc.head = append(r.doc.head, "Watching: "+strings.Join(r.o.Watch, ", ")+" (the other variables are not shown)")
 	}
 	r.doc.head = append(r.doc.head, v.Recording.notes()...)
 	if v.Dropped > 0 {
@@ -97,7 +167,7 @@ func (r *fltRenderer) nodes(ns []tnode) {
 // loop renders the shown iterations of l in full and one fold line for each run of the others.
 // When some are folded, each shown iteration is labelled with its number.
 func (r *fltRenderer) loop(l *tloop) {
-	shown := shownIterations(r.v.Steps, l, r.d.fold)
+	shown := r.shown(l)
 	folds := false
 	for _, s := range shown {
 		folds = folds || !s
@@ -140,7 +210,7 @@ func (r *fltRenderer) fold(l *tloop, its []titer) {
 	var changing, calls, raised counter
 	yields := 0
 	for _, s := range r.v.Steps[from:to] {
-		for _, c := range s.Changes {
+		for _, c := range r.o.watchedChanges(s.Changes) {
 			changing.add(c.Name)
 		}
 		for _, c := range s.Calls {
@@ -175,6 +245,7 @@ func (r *fltRenderer) fold(l *tloop, its []titer) {
 // step renders one step: its line and statement, then its changes, calls and events.
 func (r *fltRenderer) step(i int) {
 	s := r.v.Steps[i]
+	s.Changes = r.o.watchedChanges(s.Changes)
 	text := strings.Split(s.Stmt, "\n")
 	if s.Stmt == "" {
 		text = []string{"(source not available)"}

@@ -140,14 +140,15 @@ func (s *State) StepInto(fid FID) (*NavResult, error) {
 	return r, nil
 }
 
-// BreakAt is the peer's "break FILE:FUNC#N": it adds the breakpoint (fid.Func, cond) to B and
-// moves i to the frame fid, so the answer shows that frame.
-func (s *State) BreakAt(fid FID, cond string) (*NavResult, error) {
+// BreakAt is the peer's "break FILE:FUNC#N": it adds the breakpoint bp, for fid's function, to B
+// and moves i to the frame fid, so the answer shows that frame.
+func (s *State) BreakAt(fid FID, bp Breakpoint) (*NavResult, error) {
 	j, err := s.Trace.Lookup(fid)
 	if err != nil {
 		return nil, err
 	}
-	b := s.Break(fid.Func, cond)
+	bp.Func = fid.Func
+	b := s.AddBreakpoint(bp)
 	r := &NavResult{Command: "break", From: s.curFID(), Breakpoint: &b.Breakpoint}
 	s.move(r, j)
 	r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; %s moves to its next hit)", r.To, b.Breakpoint.describe(), faces.Cmd("adi.continue"))

@@ -7,7 +7,7 @@ import (
 
 // usages gives the form of every command, for usage errors.
 var usages = map[string]string{
-	"break":       "break FUNC [CONDITION]",
+	"break":       "break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]",
 	"clear":       "clear [FUNC [CONDITION]]",
 	"continue":    "continue",
 	"prev":        "prev",
@@ -116,11 +116,37 @@ func parseBreak(w *words) (Command, error) {
 	if err != nil {
 		return nil, err
 	}
-	cond, err := condition(w)
-	if err != nil {
+	c := BreakCmd{Func: r}
+	for w.more() {
+		start := w.pos
+		word, err := w.next()
+		if err != nil {
+			return nil, usageErr("break", err.Error())
+		}
+		opt, inline, _ := strings.Cut(word, "=")
+		switch opt {
+		case "--on-entry":
+			c.When = AtEntry
+			continue
+		case "--on-return":
+			c.When = AtExit
+			continue
+		case "--if-eval-lineno":
+			if c.Line, err = number("break", opt, inline, w); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		w.pos = start
+		break
+	}
+	if c.Cond, err = condition(w); err != nil {
 		return nil, err
 	}
-	return BreakCmd{Func: r, Cond: cond}, nil
+	if err := c.Breakpoint(r.String()).Check(); err != nil {
+		return nil, fmt.Errorf("break: %w", err)
+	}
+	return c, nil
 }
 
 // condOptions are the options that may name a breakpoint's condition, as the CLI's break takes it.

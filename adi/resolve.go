@@ -70,6 +70,9 @@ func (t *Trace) ResolveFunc(r Ref) (string, error) {
 				cands = filterFuncs(t.funcInfos(), in(file))
 			}
 		}
+		if len(cands) == 0 && LibraryPath(file) {
+			return "", NotFoundf("%s is library code (the standard library or site-packages), which is not recorded; to record it, pass --allow-external (over JSON-RPC or MCP: include it in the session, e.g. include: [%q])", file, file)
+		}
 		if len(cands) == 0 {
 			return "", NotFoundf("no recorded function is defined in %s%s", file, closestText(r.Path, t.files(), fileForms))
 		}
@@ -198,4 +201,20 @@ func listNames(fis []funcInfo) string {
 		names = append(names, fi.name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// LibraryPath reports whether an absolute path looks like library code that is not recorded by
+// default: the standard library (a pythonX.Y directory under a lib directory) or an installed
+// package (site-packages, dist-packages).
+func LibraryPath(p string) bool {
+	parts := strings.Split(path.Clean(p), "/")
+	for i, part := range parts {
+		if part == "site-packages" || part == "dist-packages" {
+			return true
+		}
+		if i > 0 && strings.HasPrefix(parts[i-1], "lib") && strings.HasPrefix(part, "python3") {
+			return true
+		}
+	}
+	return false
 }

@@ -38,7 +38,13 @@ type BreakResult struct {
 // Break adds the breakpoint (fn, cond) to B. fn is a full function name (see ResolveFunc); cond is
 // trimmed, and "" means True.
 func (s *State) Break(fn, cond string) *BreakResult {
-	b := Breakpoint{Func: fn, Cond: trimSpace(cond)}
+	return s.AddBreakpoint(Breakpoint{Func: fn, Cond: cond})
+}
+
+// AddBreakpoint adds b to B (its condition trimmed; see Breakpoint for when it is checked).
+func (s *State) AddBreakpoint(b Breakpoint) *BreakResult {
+	b.Cond = trimSpace(b.Cond)
+	fn := b.Func
 	added := true
 	for _, x := range s.Breakpoints {
 		if x == b {

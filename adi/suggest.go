@@ -29,6 +29,12 @@ func closestText(query string, cands []string, forms func(string) []string) stri
 	return " (nothing of it was called, or it is not user code)"
 }
 
+// Closest returns up to three of cands near query, nearest first (see closest), for suggestions
+// outside the recording: commands and flags.
+func Closest(query string, cands []string) []string {
+	return closest(query, cands, func(s string) []string { return []string{s} })
+}
+
 // closest returns up to maxSuggestions candidates near query: those containing it (or contained
 // in it) first, then those within a small edit distance, nearest first.
 func closest(query string, cands []string, forms func(string) []string) []string {

@@ -71,19 +71,23 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		bp := c.Breakpoint(fn)
+		if err := bp.Check(); err != nil {
+			return nil, err
+		}
 		var res adi.Result
 		if c.Func.Pinned() { // the peer's "break FILE:FUNC#N": set it and show that frame
 			j, err := t.ResolveFrame(c.Func)
 			if err != nil {
 				return nil, err
 			}
-			nav, err := s.state.BreakAt(t.Frames[j].FID, c.Cond)
+			nav, err := s.state.BreakAt(t.Frames[j].FID, bp)
 			if err != nil {
 				return nil, err
 			}
 			res = nav
 		} else {
-			br := s.state.Break(fn, c.Cond)
+			br := s.state.AddBreakpoint(bp)
 			res = &breakAnswer{BreakResult: br}
 		}
 		if err := s.ensureConditions(ctx); err != nil {
@@ -95,8 +99,11 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		}
 		ba := res.(*breakAnswer)
 		b := ba.Breakpoint.Breakpoint
-		ba.Hits, ba.Matches = s.hitList(b, maxHitsListed)
+		ba.Hits, ba.Matches, ba.Ahead, ba.Behind = s.hitList(b, maxHitsListed)
 		ba.CondError = s.condErr[b]
+		if f := t.Frame(s.state.Cur); f != nil {
+			ba.Current = f.FID.String()
+		}
 		return ba, nil
 	case adi.ClearCmd:
 		if c.Func == nil {
@@ -214,17 +221,24 @@ func (s *Session) withFLT(ctx context.Context, nav *adi.NavResult) (adi.Result, 
 // on a function called 200,000 times must not answer with megabytes.
 const maxHitsListed = 100
 
-// hitList names the first limit frames a breakpoint matches and counts them all.
-func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total int) {
+// hitList names the first limit frames a breakpoint matches, counts them all, and counts those
+// after the frame under inspection (where continue goes) and before it (where prev goes).
+func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total, ahead, behind int) {
 	for _, j := range s.trace.Invocations(b.Func) {
 		if b.Cond == "" || s.hits.Holds(b, j) {
 			if total < limit {
 				fids = append(fids, s.trace.Frames[j].FID.String())
 			}
 			total++
+			switch {
+			case j > s.state.Cur:
+				ahead++
+			case j < s.state.Cur:
+				behind++
+			}
 		}
 	}
-	return fids, total
+	return fids, total, ahead, behind
 }
 
 // breakAnswer is break's result with the frames the breakpoint matches: Matches counts them,
@@ -234,6 +248,11 @@ type breakAnswer struct {
 	Matches   int      `json:"matches"`
 	Hits      []string `json:"hits"`
 	CondError string   `json:"condition_error,omitempty"`
+	// Ahead and Behind count the matches after and before the frame under inspection, Current:
+	// continue reaches the first, prev the others.
+	Ahead   int    `json:"ahead"`
+	Behind  int    `json:"behind"`
+	Current string `json:"current,omitempty"`
 }
 
 // Text renders the break result, the hits, and any condition error.
@@ -254,5 +273,12 @@ func (b *breakAnswer) Text(o adi.TextOptions) string {
 	if b.Matches > len(shown) {
 		more = fmt.Sprintf(" … and %d more", b.Matches-len(shown))
 	}
-	return out + fmt.Sprintf("Matches %d invocation(s): %s%s. Next: %s.\n", b.Matches, strings.Join(shown, ", "), more, faces.Cmd("adi.continue"))
+	next := fmt.Sprintf("Next: %s.", faces.Cmd("adi.continue"))
+	switch {
+	case b.Ahead == 0 && b.Behind > 0:
+		next = fmt.Sprintf("They ran before the frame under inspection (%s), so %s finds none. Next: %s.", b.Current, faces.Cmd("adi.continue"), faces.Cmd("adi.prev"))
+	case b.Ahead == 0:
+		next = fmt.Sprintf("It is the frame under inspection (%s): %s and %s find no other.", b.Current, faces.Cmd("adi.continue"), faces.Cmd("adi.prev"))
+	}
+	return out + fmt.Sprintf("Matches %d invocation(s): %s%s. %s\n", b.Matches, strings.Join(shown, ", "), more, next)
 }

@@ -411,8 +411,10 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 		}
 		id := len(pending)
 		pending = append(pending, b)
-		req.Conditions = append(req.Conditions, probe.Condition{ID: id, Func: b.Func, Cond: b.Cond, At: string(b.At())})
-		req.Trace = append(req.Trace, probe.Selector{Func: b.Func, Cond: b.Cond, At: string(b.At()), Max: batchMax})
+		req.Conditions = append(req.Conditions, probe.Condition{ID: id, Func: b.Func, Cond: b.Cond, At: string(b.At()), Line: b.Line})
+		if b.Line == 0 { // a line condition's hits are known only at the line: their FLTs are recorded when shown
+			req.Trace = append(req.Trace, probe.Selector{Func: b.Func, Cond: b.Cond, At: string(b.At()), Max: batchMax})
+		}
 	}
 	if len(pending) == 0 {
 		return nil

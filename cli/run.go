@@ -68,7 +68,10 @@ type Invocation struct {
 	Timeout time.Duration
 	// NoSeed leaves random's unseeded generators unseeded in the session's runs (--no-seed).
 	NoSeed bool
-	Calls  []Call
+	// Include lists files recorded although they are not user code (--allow-external): the
+	// session is recorded again when its recording does not include them yet.
+	Include []string
+	Calls   []Call
 	// JSON prints the JSON results instead of the texts.
 	JSON bool
 }
@@ -193,6 +196,9 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 	}
 	if inv.NoSeed {
 		params["no_seed"] = true
+	}
+	if len(inv.Include) > 0 {
+		params["include"] = inv.Include
 	}
 	if env.Python != "" {
 		params["python"] = env.Python

@@ -8,6 +8,19 @@ type sessionIn struct {
 	Budget  flexInt `json:"budget,omitempty" jsonschema:"size of the answer in tokens (default 2000); detail shrinks to fit; a whole number, also as a string (\"16\" is 16)"`
 }
 
+// viewIn says how an answer's FLT is shown (the CLI's --full-watch, --loop and --loop-index).
+type viewIn struct {
+	Watch     []string `json:"watch,omitempty" jsonschema:"show only these variables in the FLT (its arguments and the changes of lines), e.g. ['total', 'rate']"`
+	Loop      int      `json:"loop,omitempty" jsonschema:"show the first N iterations of each loop in full and fold the others (default: the iterations that differ from their neighbours)"`
+	LoopIndex int      `json:"loop_index,omitempty" jsonschema:"show only iteration K of each loop in full (1-based)"`
+}
+
+// navIn is the input of the tools that move and show an FLT without a frame argument.
+type navIn struct {
+	sessionIn
+	viewIn
+}
+
 type openIn struct {
 	Command        string            `json:"command" jsonschema:"the Python command to debug, as you would type it: 'python t.py', 'python -m pytest tests/test_x.py::test_y -q', 'FOO=1 python -m pkg'"`
 	Dir            string            `json:"dir,omitempty" jsonschema:"working directory of the command (default: the server's)"`
@@ -15,12 +28,16 @@ type openIn struct {
 	TimeoutSeconds flexInt           `json:"timeout_seconds,omitempty" jsonschema:"wall-clock limit of one run of the command (default 60); a whole number, also as a string (\"16\" is 16)"`
 	Session        string            `json:"session,omitempty" jsonschema:"an id for the session; if a session of that id already recorded this command and the sources did not change, it is reused without running anything"`
 	Focus          []string          `json:"focus,omitempty" jsonschema:"frames you will look at first (e.g. ['pkg/mod.py:func#2', 'mod:Class.method#1']): the recording run also records their FLTs, so looking at them needs no re-run"`
+	Include        []string          `json:"include,omitempty" jsonschema:"library files (standard library, site-packages) to record like your own code, so you can break in them, e.g. ['/usr/lib/python3.11/json/encoder.py'] (the CLI's --allow-external)"`
 }
 
 type breakIn struct {
 	sessionIn
 	Func string `json:"func" jsonschema:"the function: name, module:qualname, file.py:Class.method or file.py:LINE; with #N (e.g. bulk_rate#3) it also moves to that invocation and shows its FLT"`
 	Cond string `json:"cond,omitempty" jsonschema:"Python condition on the arguments, checked at entry (e.g. 'rate > 0'); mention _return or _exception to check it at exit"`
+	When string `json:"when,omitempty" jsonschema:"when cond is checked: 'entry' (with the arguments) or 'exit' (with _return and _exception); default: at exit when cond mentions _return or _exception, else at entry"`
+	Line int    `json:"line,omitempty" jsonschema:"check cond each time this line of the function starts, with its local variables then (to break mid-function, e.g. in a loop)"`
+	viewIn
 }
 
 type clearIn struct {
@@ -32,11 +49,17 @@ type clearIn struct {
 type frameIn struct {
 	sessionIn
 	Frame string `json:"frame" jsonschema:"one invocation, func#N as shown in call trees and FLTs (e.g. line_total#3 or orders:line_total#3)"`
+	viewIn
 }
 
 type optFrameIn struct {
 	sessionIn
 	Frame string `json:"frame,omitempty" jsonschema:"one invocation, func#N; default: the frame under inspection"`
+}
+
+type fltIn struct {
+	optFrameIn
+	viewIn
 }
 
 type callTreeIn struct {

@@ -59,12 +59,15 @@ type TraceAll struct {
 	MaxMS int `json:"max_ms,omitempty"`
 }
 
-// Condition is evaluated on every invocation of Func; the run reports where it held.
+// Condition is evaluated on every invocation of Func; the run reports where it held. At is
+// "entry", "exit" or "line": then it is evaluated when a statement at Line starts, with the
+// locals of that moment.
 type Condition struct {
 	ID   int    `json:"id"`
 	Func string `json:"func"`
 	Cond string `json:"cond"`
 	At   string `json:"at"`
+	Line int    `json:"line,omitempty"`
 }
 
 // Expect is the replay check for one invocation: its caller chain and argument fingerprint in the

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strings"
+
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 )
@@ -10,14 +12,15 @@ import (
 // params; bridge.Session.Do runs it.
 func init() {
 	register(
-		adiMethod("adi.break", "{session, func, cond?, budget?}", "add a breakpoint (func#N also moves to that frame and shows its FLT)", true,
+		adiMethod("adi.break", "{session, func, cond?, when?, line?, budget?, "+viewParams+"}", "add a breakpoint; cond is checked at entry, or at exit when it mentions _return or _exception, or when: \"entry\" or \"exit\" says, or each time line starts (func#N also moves to that frame and shows its FLT)", true,
 			func(p *params) adi.Command {
 				r := p.Ref("func", true, false)
 				cond := p.String("cond", false)
+				when, line := p.String("when", false), p.Int("line", false, 1)
 				if r == nil {
 					return nil
 				}
-				return adi.BreakCmd{Func: *r, Cond: cond}
+				return adi.BreakCmd{Func: *r, Cond: cond, When: adi.CondAt(when), Line: line}
 			}),
 		adiMethod("adi.clear", "{session, func?, cond?, budget?}", "remove breakpoints (all when func is omitted)", false,
 			func(p *params) adi.Command {
@@ -28,11 +31,11 @@ func init() {
 				}
 				return adi.ClearCmd{Func: r, Cond: cond}
 			}),
-		adiMethod("adi.continue", "{session, budget?}", "move to the next invocation that matches a breakpoint and show its FLT", false,
+		adiMethod("adi.continue", "{session, budget?, "+viewParams+"}", "move to the next invocation that matches a breakpoint and show its FLT", false,
 			func(*params) adi.Command { return adi.ContinueCmd{} }),
-		adiMethod("adi.prev", "{session, budget?}", "move to the previous invocation that matches a breakpoint and show its FLT", false,
+		adiMethod("adi.prev", "{session, budget?, "+viewParams+"}", "move to the previous invocation that matches a breakpoint and show its FLT", false,
 			func(*params) adi.Command { return adi.PrevCmd{} }),
-		adiMethod("adi.step_into", "{session, frame, budget?}", "move to one invocation (func#N) and show its FLT", false,
+		adiMethod("adi.step_into", "{session, frame, budget?, "+viewParams+"}", "move to one invocation (func#N) and show its FLT", false,
 			func(p *params) adi.Command {
 				r := p.Ref("frame", true, true)
 				if r == nil {
@@ -40,7 +43,7 @@ func init() {
 				}
 				return adi.StepIntoCmd{Frame: *r}
 			}),
-		adiMethod("adi.step_out", "{session, budget?}", "move to the caller of the current frame and show its FLT", false,
+		adiMethod("adi.step_out", "{session, budget?, "+viewParams+"}", "move to the caller of the current frame and show its FLT", false,
 			func(*params) adi.Command { return adi.StepOutCmd{} }),
 		adiMethod("adi.call_tree", "{session, frame?, depth?, width?, budget?}", "show the calls below a frame (by default the current one; before any move, the whole run, tests first for a test target)", false,
 			func(p *params) adi.Command {
@@ -68,7 +71,7 @@ func init() {
 			func(*params) adi.Command { return adi.StateCmd{} }),
 		adiMethod("adi.list", "{session, budget?}", "list the breakpoints", false,
 			func(*params) adi.Command { return adi.ListCmd{} }),
-		adiMethod("adi.flt", "{session, frame?, budget?}", "show the FLT of a frame (the current one by default) without moving", false,
+		adiMethod("adi.flt", "{session, frame?, budget?, "+viewParams+"}", "show the FLT of a frame (the current one by default) without moving", false,
 			func(p *params) adi.Command { return adi.FLTCmd{Frame: p.Ref("frame", false, true)} }),
 		&method{name: "adi.execute", usage: "{session, frame, stmt, line?, visit?, then_continue?, timeout?, budget?}",
 			summary: "re-run to a frame's line and run a statement there (then_continue: let the program run to its end and report the outcome; timeout: seconds the statement may run, default 10)", call: adiExecute},
@@ -88,9 +91,26 @@ func adiMethod(name, usage, summary string, frameOK bool, build func(*params) ad
 	return m
 }
 
+// viewParams are the params of the methods whose answer shows an FLT: how it is shown (the CLI's
+// --full-watch, --loop and --loop-index).
+const viewParams = "watch?, loop?, loop_index?"
+
 // do checks the params and runs cmd on the session.
 func (c *call) do(id string, cmd adi.Command) (*bridge.Answer, error) {
-	budget := c.p.Int("budget", false, 1)
+	o := adi.TextOptions{Budget: c.p.Int("budget", false, 1)}
+	if strings.Contains(c.p.m.usage, viewParams) {
+		for _, w := range c.p.Strings("watch") {
+			for _, name := range strings.Split(w, ",") {
+				if name = strings.TrimSpace(name); name != "" {
+					o.Watch = append(o.Watch, name)
+				}
+			}
+		}
+		o.Loop, o.LoopIndex = c.p.Int("loop", false, 1), c.p.Int("loop_index", false, 1)
+		if o.Loop > 0 && o.LoopIndex > 0 && c.p.err == nil {
+			c.p.badInput("give loop or loop_index, not both: loop shows the first iterations, loop_index one of them")
+		}
+	}
 	if err := c.p.done(); err != nil {
 		return nil, err
 	}
@@ -98,7 +118,7 @@ func (c *call) do(id string, cmd adi.Command) (*bridge.Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Do(c.ctx, cmd, adi.TextOptions{Budget: budget})
+	return s.Do(c.ctx, cmd, o)
 }
 
 // adiExecute runs execute(fid, stmt, lineno, k); with then_continue the re-run program then runs

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,6 +105,13 @@ func sessionCreate(c *call) (any, error) {
 					return createResult(s, true), nil
 				}
 				carry = breakpoints(c, s)
+				if s.Opts.Command == opts.Command { // files included for an earlier call stay included
+					for _, inc := range s.Opts.Include {
+						if !slices.Contains(opts.Include, inc) {
+							opts.Include = append(opts.Include, inc)
+						}
+					}
+				}
 				if err := c.h.mgr.Close(id); err != nil {
 					return nil, err
 				}
@@ -116,7 +124,7 @@ func sessionCreate(c *call) (any, error) {
 	}
 	for _, b := range carry {
 		if r, err := adi.ParseRef(b.Func); err == nil {
-			if _, err := s.Do(c.ctx, adi.BreakCmd{Func: r, Cond: b.Cond}, adi.TextOptions{}); err != nil {
+			if _, err := s.Do(c.ctx, adi.BreakCmd{Func: r, Cond: b.Cond, When: b.When, Line: b.Line}, adi.TextOptions{}); err != nil {
 				c.h.log.Info("breakpoint not carried over to the new recording", "breakpoint", b.String(), "error", err)
 			}
 		}
@@ -142,7 +150,18 @@ func limits(p *params) probe.Limits {
 
 // sameTarget reports whether a reused session runs what the new call asks for.
 func sameTarget(old, want bridge.Options) bool {
-	return old.Command == want.Command && (want.Dir == "" || old.Dir == want.Dir)
+	return old.Command == want.Command && (want.Dir == "" || old.Dir == want.Dir) && subset(want.Include, old.Include)
+}
+
+// subset reports whether every string of a is in b: a recording that already includes the
+// files a call asks for answers it (a call that asks for none takes any).
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // moreTime reports whether a reused session's recording was stopped at its time limit and the

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,19 +25,19 @@ func init() {
 			return runCLI(ctx, g, name, usage, build, args)
 		}}
 	}
-	add("break", `["CMD"] FILE:FUNC[#N] [--cond EXPR]`, "add a breakpoint; with #N also show that frame's FLT", buildBreak)
+	add("break", `["CMD"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index K]`, "add a breakpoint; with #N also show that frame's FLT", buildBreak)
 	add("clear", `["CMD"] [FUNC [COND]]`, "remove breakpoints (all without FUNC)", buildClear)
-	add("continue", `["CMD"]`, "go to the next invocation that matches a breakpoint and show its FLT", bare("adi.continue"))
-	add("prev", `["CMD"]`, "go to the previous invocation that matches a breakpoint", bare("adi.prev"))
-	add("step-in", `["CMD"] FUNC#N`, "go to one invocation (a callee shown in an FLT) and show its FLT", buildStepInto)
-	add("step-into", `["CMD"] FUNC#N`, "alias of step-in", buildStepInto)
-	add("step-out", `["CMD"]`, "go to the caller of the current frame", bare("adi.step_out"))
+	add("continue", `["CMD"] [--full-watch A,B] [--loop N|--loop-index K]`, "go to the next invocation that matches a breakpoint and show its FLT", bareView("adi.continue"))
+	add("prev", `["CMD"] [--full-watch A,B] [--loop N|--loop-index K]`, "go to the previous invocation that matches a breakpoint", bareView("adi.prev"))
+	add("step-in", `["CMD"] FUNC#N [--full-watch A,B] [--loop N|--loop-index K]`, "go to one invocation (a callee shown in an FLT) and show its FLT", buildStepInto)
+	add("step-into", `["CMD"] FUNC#N [--full-watch A,B] [--loop N|--loop-index K]`, "alias of step-in", buildStepInto)
+	add("step-out", `["CMD"] [--full-watch A,B] [--loop N|--loop-index K]`, "go to the caller of the current frame", bareView("adi.step_out"))
 	add("call-tree", `["CMD"] [FILE:FUNC#N] [--depth N] [--width N]`, "show the calls below a frame with args and returns", buildCallTree)
 	add("list-frames", `["CMD"] FILE:FUNC... [--caller TEXT] [--limit N]`, "list the invocations of a function with copyable targets", buildListFrames)
 	add("diff", `["CMD"] FUNC#N FUNC#M`, "compare two invocations of a function", buildDiff)
 	add("state", `["CMD"]`, "show the breakpoints and the frame under inspection", bare("adi.state"))
 	add("list", `["CMD"]`, "list the breakpoints", bare("adi.list"))
-	add("flt", `["CMD"] [FUNC#N]`, "show a frame's FLT without moving (the current frame by default)", buildFLT)
+	add("flt", `["CMD"] [FUNC#N] [--full-watch A,B] [--loop N|--loop-index K]`, "show a frame's FLT without moving (the current frame by default)", buildFLT)
 	add("exec", `["CMD"] FILE:FUNC#N -s STMT [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue]`, "run a statement inside a past frame and print its output", buildExec)
 	commands["sessions"] = command{summary: "list the CLI daemon's sessions", run: runSessions}
 	commands["stop"] = command{summary: "stop the CLI daemon (sessions stay on disk)", run: runStop}
@@ -47,13 +49,14 @@ type cliBuilder func(fs *flag.FlagSet) func(args []string) ([]cli.Call, error)
 
 // cliFlags are the flags every CLI command takes.
 type cliFlags struct {
-	session string
-	json    bool
-	budget  int
-	timeout int // one run of the target, when CMD is recorded
-	stmt    int // exec: the statement's limit
-	noCount bool
-	noSeed  bool
+	session       string
+	json          bool
+	budget        int
+	timeout       int // one run of the target, when CMD is recorded
+	stmt          int // exec: the statement's limit
+	noCount       bool
+	noSeed        bool
+	allowExternal bool
 }
 
 // register declares the flags. For exec, -t/--timeout is the statement's limit (what an agent
@@ -73,6 +76,7 @@ func (f *cliFlags) register(fs *flag.FlagSet, name string) {
 	}
 	fs.BoolVar(&f.noCount, "no-count", false, "accepted for compatibility with the peer; adi always knows the count")
 	fs.BoolVar(&f.noSeed, "no-seed", false, "do not seed random's unseeded generators (when CMD is recorded; by default every run draws the same numbers, so re-runs replay)")
+	fs.BoolVar(&f.allowExternal, "allow-external", false, "record the standard-library or site-packages file a FILE:FUNC argument names, so it can be targeted (needs CMD; the target is recorded again)")
 }
 
 func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilder, args []string) error {
@@ -84,12 +88,33 @@ func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilde
 	if err != nil {
 		return err
 	}
+	if cf.timeout < 0 {
+		return usageError("adi: %s: -t/--timeout takes seconds from 1 (got %d)", name, cf.timeout)
+	}
 	inv := cli.Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second, NoSeed: cf.noSeed}
 	if len(pos) > 0 && strings.ContainsAny(strings.TrimSpace(pos[0]), " \t") {
 		inv.Target, pos = pos[0], pos[1:]
 	}
+	if inv.Target == "" {
+		if msg := missingTarget(name, pos); msg != "" {
+			return usageError("adi: %s: %s", name, msg)
+		}
+	}
 	if inv.Calls, err = finish(pos); err != nil {
+		var one *oneLineError
+		if errors.As(err, &one) {
+			return usageError("adi: %s: %v", name, err)
+		}
 		return usageError("adi: %s: %v; usage: adi %s %s", name, err, name, usage)
+	}
+	if cf.allowExternal {
+		dir, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if inv.Include, err = external(name, dir, inv); err != nil {
+			return usageError("adi: %s: %v", name, err)
+		}
 	}
 	for _, c := range inv.Calls {
 		if cf.budget > 0 {
@@ -160,6 +185,139 @@ func bare(method string) cliBuilder {
 	}
 }
 
+// bareView is bare for the navigation commands, which show an FLT and so take the view flags;
+// continue also refuses --if-eval-lineno, which belongs to a breakpoint.
+func bareView(method string) cliBuilder {
+	return func(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+		v := viewFlags(fs)
+		line := 0
+		if method == "adi.continue" {
+			fs.IntVar(&line, "if-eval-lineno", 0, "not taken here: the line belongs to the breakpoint (adi break FUNC --cond EXPR --if-eval-lineno L)")
+		}
+		finish := bare(method)(fs)
+		return func(args []string) ([]cli.Call, error) {
+			if line != 0 {
+				return nil, oneLinef("--if-eval-lineno belongs to the breakpoint, which keeps it: adi break FUNC --cond EXPR --if-eval-lineno %d, then adi continue", line)
+			}
+			calls, err := finish(args)
+			if err != nil {
+				return nil, err
+			}
+			return calls, v.apply(calls[0].Params)
+		}
+	}
+}
+
+// view holds the flags that say how an FLT is shown (the peer's --full-watch, --loop and
+// --loop-index); they become the params watch, loop and loop_index.
+type view struct {
+	watch           string
+	loop, loopIndex int
+}
+
+// viewFlags defines the view flags on fs.
+func viewFlags(fs *flag.FlagSet) *view {
+	v := &view{loop: -1, loopIndex: -1}
+	fs.StringVar(&v.watch, "full-watch", "", "show only these variables in the FLT, e.g. total,rate (comma-separated)")
+	fs.IntVar(&v.loop, "loop", -1, "show the first N iterations of each loop in full and fold the others (default: the iterations that differ from their neighbours)")
+	fs.IntVar(&v.loopIndex, "loop-index", -1, "show only iteration K of each loop in full")
+	return v
+}
+
+// apply checks the view flags and adds them to params.
+func (v *view) apply(p map[string]any) error {
+	switch {
+	case v.loop == 0 || v.loop < -1:
+		return oneLinef("--loop takes a number of iterations from 1, not %d", v.loop)
+	case v.loopIndex == 0 || v.loopIndex < -1:
+		return oneLinef("--loop-index takes an iteration number from 1, not %d", v.loopIndex)
+	case v.loop > 0 && v.loopIndex > 0:
+		return oneLinef("give --loop or --loop-index, not both: --loop shows the first N iterations, --loop-index iteration K")
+	}
+	if v.loop > 0 {
+		p["loop"] = v.loop
+	}
+	if v.loopIndex > 0 {
+		p["loop_index"] = v.loopIndex
+	}
+	if v.watch != "" {
+		var names []string
+		for _, n := range strings.Split(v.watch, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return oneLinef("--full-watch takes variable names separated by commas, e.g. --full-watch total,rate")
+		}
+		p["watch"] = names
+	}
+	return nil
+}
+
+// oneLineError is a usage error that says all there is to say: runCLI does not add the usage.
+type oneLineError struct{ msg string }
+
+func (e *oneLineError) Error() string { return e.msg }
+
+func oneLinef(format string, a ...any) error { return &oneLineError{fmt.Sprintf(format, a...)} }
+
+// external lists the files --allow-external adds to the recording: those the command's
+// FILE:FUNC arguments name that are not user code (library files, files outside dir).
+func external(name, dir string, inv cli.Invocation) ([]string, error) {
+	var refs, files []string
+	for _, c := range inv.Calls {
+		for _, k := range []string{"func", "frame", "a", "b"} {
+			if s, ok := c.Params[k].(string); ok {
+				refs = append(refs, s)
+			}
+		}
+	}
+	named := false
+	for _, s := range refs {
+		r, err := adi.ParseRef(s)
+		if err != nil || r.Path == "" {
+			continue
+		}
+		named = true
+		file := r.Path
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		file = filepath.Clean(file)
+		if adi.LibraryPath(file) || !strings.HasPrefix(file, dir+string(filepath.Separator)) {
+			files = append(files, file)
+		}
+	}
+	switch {
+	case len(refs) > 0 && !named:
+		return nil, oneLinef("--allow-external records the library file a FILE:FUNC argument names; name the function by its file, e.g. /usr/lib/python3.11/json/encoder.py:JSONEncoder.encode")
+	case len(files) > 0 && inv.Target == "":
+		return nil, oneLinef("--allow-external records the target again with %s: give the target command first, e.g. adi %s \"python t.py\" ...", files[0], name)
+	}
+	return files, nil
+}
+
+// missingTarget explains a first argument that is a file or an interpreter where the target
+// command, one quoted argument, was expected ("" when it is not that mistake).
+func missingTarget(name string, pos []string) string {
+	if len(pos) == 0 {
+		return ""
+	}
+	first := pos[0]
+	switch {
+	case first == "python" || strings.HasPrefix(first, "python3"):
+		cmd := strings.Join(pos, " ")
+		if k := slices.IndexFunc(pos, func(s string) bool { return strings.ContainsAny(s, ":#") }); k > 0 {
+			cmd = strings.Join(pos[:k], " ")
+		}
+		return fmt.Sprintf("the target command must be one quoted argument: adi %s %q ...", name, cmd)
+	case (strings.HasSuffix(first, ".py") || strings.HasSuffix(first, ".pyw")) && !strings.ContainsAny(first, ":#"):
+		return fmt.Sprintf("%s is a file, not a frame: the target command is missing; give it first, quoted: adi %s \"python3 %s\" ...", first, name, first)
+	}
+	return ""
+}
+
 // condFlag defines --cond (also --condition, -c): a breakpoint's condition.
 func condFlag(fs *flag.FlagSet, usage string) *string {
 	cond := new(string)
@@ -191,6 +349,10 @@ func codeFile(file, what string) (string, error) {
 
 func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 	flagCond := condFlag(fs, "condition on the arguments (or _return at exit), e.g. 'rate > 0'")
+	onEntry := fs.Bool("on-entry", false, "check the condition at the function's entry, with its arguments (the default unless it mentions _return or _exception)")
+	onReturn := fs.Bool("on-return", false, "check the condition at the function's exit, with _return (the returned value) and _exception bound")
+	line := fs.Int("if-eval-lineno", 0, "check the condition each time line L of the function starts, with its locals then (a way to break mid-function)")
+	v := viewFlags(fs)
 	return func(args []string) ([]cli.Call, error) {
 		if len(args) == 0 {
 			return nil, usageErrorf("the function is missing")
@@ -205,6 +367,24 @@ func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 		p := map[string]any{"func": args[0]}
 		if cond != "" {
 			p["cond"] = cond
+		}
+		bp := adi.Breakpoint{Cond: cond, Line: *line}
+		switch {
+		case *onEntry && *onReturn:
+			return nil, oneLinef("give --on-entry or --on-return, not both: a condition is checked at one moment")
+		case *onEntry:
+			bp.When, p["when"] = adi.AtEntry, "entry"
+		case *onReturn:
+			bp.When, p["when"] = adi.AtExit, "exit"
+		}
+		if *line != 0 {
+			p["line"] = *line
+		}
+		if err := bp.Check(); err != nil {
+			return nil, &oneLineError{strings.TrimPrefix(err.Error(), "adi: ")}
+		}
+		if err := v.apply(p); err != nil {
+			return nil, err
 		}
 		return []cli.Call{{Method: "adi.break", Params: p}}, nil
 	}
@@ -226,7 +406,8 @@ func buildClear(*flag.FlagSet) func([]string) ([]cli.Call, error) {
 	}
 }
 
-func buildStepInto(*flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildStepInto(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	v := viewFlags(fs)
 	return func(args []string) ([]cli.Call, error) {
 		if len(args) != 1 {
 			return nil, usageErrorf("it takes one frame, e.g. bulk_rate#3")
@@ -234,14 +415,21 @@ func buildStepInto(*flag.FlagSet) func([]string) ([]cli.Call, error) {
 		if err := checkRef(args[0], true); err != nil {
 			return nil, err
 		}
-		return []cli.Call{{Method: "adi.step_into", Params: map[string]any{"frame": args[0]}}}, nil
+		p := map[string]any{"frame": args[0]}
+		return []cli.Call{{Method: "adi.step_into", Params: p}}, v.apply(p)
 	}
 }
 
 func buildCallTree(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
-	depth := fs.Int("depth", 0, "levels of calls shown below the frame")
-	width := fs.Int("width", 0, "children shown per call")
+	depth := fs.Int("depth", -1, fmt.Sprintf("levels of calls shown below the frame, from 1 (default %d)", adi.DefaultTreeDepth))
+	width := fs.Int("width", -1, fmt.Sprintf("children shown per call, from 1 (default %d)", adi.DefaultTreeWidth))
 	return func(args []string) ([]cli.Call, error) {
+		if *depth == 0 || *depth < -1 {
+			return nil, oneLinef("--depth takes a number of levels from 1 (1 shows the frame's direct calls), not %d; without it: %d", *depth, adi.DefaultTreeDepth)
+		}
+		if *width == 0 || *width < -1 {
+			return nil, oneLinef("--width takes a number of children from 1, not %d; without it: %d", *width, adi.DefaultTreeWidth)
+		}
 		p, err := optionalFrame(args)
 		if err != nil {
 			return nil, err
@@ -311,13 +499,14 @@ func optionalFrame(args []string) (map[string]any, error) {
 	return p, nil
 }
 
-func buildFLT(*flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildFLT(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	v := viewFlags(fs)
 	return func(args []string) ([]cli.Call, error) {
 		p, err := optionalFrame(args)
 		if err != nil {
 			return nil, err
 		}
-		return []cli.Call{{Method: "adi.flt", Params: p}}, nil
+		return []cli.Call{{Method: "adi.flt", Params: p}}, v.apply(p)
 	}
 }
 
@@ -371,9 +560,17 @@ func buildExec(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 	}
 }
 
+// timeoutFlags accepts -t/--timeout on a command that runs no target (every peer command takes it).
+func timeoutFlags(fs *flag.FlagSet) {
+	var t int
+	fs.IntVar(&t, "timeout", 0, "accepted like on every command; this one runs no target")
+	fs.IntVar(&t, "t", 0, "short for --timeout")
+}
+
 func runSessions(ctx context.Context, g *globals, args []string) error {
 	fs := newFlags("sessions", "[--json]", g)
 	asJSON := fs.Bool("json", false, "print the JSON list")
+	timeoutFlags(fs)
 	pos, err := parse(fs, g, args)
 	if err != nil {
 		return err
@@ -393,6 +590,7 @@ func runSessions(ctx context.Context, g *globals, args []string) error {
 
 func runStop(ctx context.Context, g *globals, args []string) error {
 	fs := newFlags("stop", "", g)
+	timeoutFlags(fs)
 	pos, err := parse(fs, g, args)
 	if err != nil {
 		return err

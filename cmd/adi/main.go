@@ -14,8 +14,11 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/adi-bridge/adi/cli"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -84,6 +87,9 @@ func main() {
 
 // run executes one adi command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 2 && args[0] == "help" && !strings.HasPrefix(args[1], "-") {
+		args = []string{args[1], "-h"} // adi help break = adi break -h
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		return 0
@@ -91,7 +97,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	name := args[0]
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "adi: unknown command %q; run `adi help` for the list\n", name)
+		names := make([]string, 0, len(commands))
+		for n := range commands {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintln(stderr, cli.UnknownCommand(name, names))
 		return 2
 	}
 	g := &globals{stdout: stdout, stderr: stderr}
@@ -136,17 +147,24 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun `adi <command> -h` for a command's flags.")
 }
 
-// newFlags returns a flag set for a subcommand with the global flags registered.
+// newFlags returns a flag set for a subcommand with the global flags registered. Its own
+// messages are silenced: parse turns a wrong flag into one line, and -h prints the usage.
 func newFlags(name, usage string, g *globals) *flag.FlagSet {
 	fs := flag.NewFlagSet("adi "+name, flag.ContinueOnError)
-	fs.SetOutput(g.stderr)
-	fs.Usage = func() {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // the flag package calls it on every error too; parse prints it for -h
+	usages[fs] = func() {
+		fs.SetOutput(g.stderr)
 		fmt.Fprintf(g.stderr, "Usage: adi %s %s\n\nFlags:\n", name, usage)
 		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
 	}
 	g.register(fs)
 	return fs
 }
+
+// usages print the usage of each flag set newFlags made (for -h).
+var usages = map[*flag.FlagSet]func(){}
 
 // parse parses a subcommand's flags (flags may follow positional arguments) and sets up logging.
 func parse(fs *flag.FlagSet, g *globals, args []string) ([]string, error) {
@@ -154,9 +172,12 @@ func parse(fs *flag.FlagSet, g *globals, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if u := usages[fs]; u != nil {
+					u()
+				}
 				return nil, err
 			}
-			return nil, usageError("adi: %v (run `adi %s -h`)", err, strings.TrimPrefix(fs.Name(), "adi "))
+			return nil, &exitError{code: 2, err: errors.New(flagError(fs, err))}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -166,4 +187,38 @@ func parse(fs *flag.FlagSet, g *globals, args []string) ([]string, error) {
 		args = args[1:]
 	}
 	return pos, g.setup()
+}
+
+// flagError turns the flag package's error into one line saying what is wrong and what to do.
+func flagError(fs *flag.FlagSet, err error) string {
+	command := strings.TrimPrefix(fs.Name(), "adi ")
+	msg := err.Error()
+	help := fmt.Sprintf("(adi %s -h lists the flags)", command)
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		return cli.UnknownFlag(command, name, known)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return fmt.Sprintf("adi: %s of %s needs a value %s", cli.FlagName(name), command, help)
+	}
+	var value, name string
+	if _, e := fmt.Sscanf(msg, "invalid value %q for flag %s", &value, &name); e == nil {
+		name = strings.TrimSuffix(name, ":")
+		want := "another value"
+		if f := fs.Lookup(strings.TrimLeft(name, "-")); f != nil {
+			if g, ok := f.Value.(flag.Getter); ok {
+				switch g.Get().(type) {
+				case int, int64, uint, uint64:
+					want = "a whole number"
+				case float64:
+					want = "a number"
+				case time.Duration:
+					want = "a duration such as 30s or 5m"
+				}
+			}
+		}
+		return fmt.Sprintf("adi: %s of %s takes %s, not %q %s", cli.FlagName(name), command, want, value, help)
+	}
+	return oneLine(msg) + " " + help
 }

@@ -31,15 +31,17 @@ class Selector:
 
 
 class Condition:
-    """A `conditions` entry: evaluated on every invocation of `func`."""
+    """A `conditions` entry: evaluated on every invocation of `func`, at its entry, its exit, or
+    (at "line") each time a step starts at statement `line`, with the locals of that moment."""
 
-    __slots__ = ("id", "func", "cond", "at", "code", "hits", "evaluated", "errors")
+    __slots__ = ("id", "func", "cond", "at", "line", "code", "hits", "evaluated", "errors")
 
-    def __init__(self, id_, func, cond, at):
+    def __init__(self, id_, func, cond, at, line=None):
         self.id = id_
         self.func = func
         self.cond = cond
         self.at = at
+        self.line = line
         self.code = None
         self.hits = []
         self.evaluated = 0
@@ -159,10 +161,11 @@ def _func(d, where):
     return func
 
 
-def _at(d, where):
+def _at(d, where, line=False):
     at = d.get("at") or "entry"
-    if at not in ("entry", "exit"):
-        raise ConfigError("%s: 'at' must be 'entry' or 'exit', not %r" % (where, at))
+    allowed = ("entry", "exit", "line") if line else ("entry", "exit")
+    if at not in allowed:
+        raise ConfigError("%s: 'at' must be %s, not %r" % (where, " or ".join("'%s'" % a for a in allowed), at))
     return at
 
 
@@ -201,7 +204,11 @@ def _condition(i, c):
     if not isinstance(c, dict):
         raise ConfigError("%s must be an object" % where)
     cond = Condition(_int(c, "id", i, prefix=where + "."), _func(c, where),
-                     _str(c, "cond", required=True, prefix=where + "."), _at(c, where))
+                     _str(c, "cond", required=True, prefix=where + "."), _at(c, where, line=True))
+    if cond.at == "line":
+        cond.line = _int(c, "line", None, minimum=1, prefix=where + ".")
+    elif c.get("line") is not None:
+        raise ConfigError("%s: 'line' needs 'at': 'line'" % where)
     cond.code = _compile(cond.cond)
     return cond
 

@@ -158,13 +158,14 @@ def _line_table(code):
 class Watch:
     """The selectors, conditions and expectations that name one func."""
 
-    __slots__ = ("sel_entry", "sel_exit", "cond_entry", "cond_exit", "expects", "stops")
+    __slots__ = ("sel_entry", "sel_exit", "cond_entry", "cond_exit", "cond_line", "expects", "stops")
 
     def __init__(self):
         self.sel_entry = []
         self.sel_exit = []
         self.cond_entry = []
         self.cond_exit = []
+        self.cond_line = []  # conditions checked when a statement starts (at "line")
         self.expects = {}
         self.stops = set()  # invocation indexes n that a `stops` entry names
 
@@ -227,7 +228,7 @@ class Recorder:
             (w.sel_exit if sel.at == "exit" else w.sel_entry).append(sel)
         for cond in cfg.conditions:
             w = self._watch(cond.func)
-            (w.cond_exit if cond.at == "exit" else w.cond_entry).append(cond)
+            {"exit": w.cond_exit, "line": w.cond_line}.get(cond.at, w.cond_entry).append(cond)
         for exp in cfg.expect:
             self._watch(exp.func).expects[exp.index] = exp
         for stop in cfg.stops.values():
@@ -763,8 +764,12 @@ class Recorder:
             for sel in w.sel_exit:
                 if sel.max is None or sel.taken < sel.max:
                     buffered = True
+            if w.cond_line:
+                buffered = True  # stepped to see its lines; the FLT is dropped at exit
         if traced or buffered:
             self._start_stepper(e, buffered)
+            if w.cond_line:
+                self._arm_lines(e[E_STEP], w.cond_line, n)
 
     def eager_enter(self, e):
         """trace_all: trace this invocation too, or end eager FLTs when their budget is spent."""
@@ -852,6 +857,22 @@ class Recorder:
             self.out.flt.extend(st.sink)
         st.sink = None
 
+    def _arm_lines(self, st, conds, n):
+        """Evaluate the line conditions `conds` of invocation n (stepped by `st`) each time one of
+        their statements starts, until each has held once (n is then a hit)."""
+        keys = st.facts.keys
+        at = {}
+        for cond in conds:
+            at.setdefault(keys.get(cond.line, cond.line), []).append(cond)
+        held = set()
+
+        def on_step(key, frame):
+            for cond in at.get(key, ()):
+                if cond.id not in held and self._evaluate(cond, frame, n, None):
+                    held.add(cond.id)
+
+        st.on_step = on_step
+
     def _locals(self, frame, extra):
         loc = dict(frame.f_locals)
         if extra:
@@ -865,15 +886,17 @@ class Recorder:
             return False
 
     def _evaluate(self, cond, frame, n, extra):
+        """Evaluate `cond` for invocation n; a hit is recorded. Returns whether it held."""
         cond.evaluated += 1
         try:
             ok = bool(eval(cond.code, frame.f_globals, self._locals(frame, extra)))
         except Exception as exc:
             if len(cond.errors) < 5:
                 cond.errors.append([n, "%s: %s" % (exc_type_name(type(exc)), exc_message(exc, 200))])
-            return
+            return False
         if ok:
             cond.hits.append(n)
+        return ok
 
     # -- end of run -------------------------------------------------------------------------------
 

@@ -143,6 +143,7 @@ class Stepper:
         self.visits = {}            # key -> steps started at that statement (for debugger.hit)
         self.wrapper = None         # the f_trace wrapper installed for this frame (profile engine)
         self.returned = None        # the rendered return value (recorder.leave), for the end record
+        self.on_step = None         # on_step(key, frame) when a step starts (line conditions), or None
         self._take_snapshot(frame)
         sink.append(("begin", idx, self._args(frame)))
 
@@ -172,6 +173,8 @@ class Stepper:
             if self.key is not None:
                 self._close(frame)
             self._open(key)
+            if self.on_step is not None:
+                self.on_step(key, frame)
         except Exception as exc:
             self._fail(exc)
 
@@ -290,6 +293,8 @@ class Stepper:
         if self.key is not None:
             self._close(frame)
         self._open(key)
+        if self.on_step is not None:
+            self.on_step(key, frame)
 
     def _open(self, key):
         prev = self.key

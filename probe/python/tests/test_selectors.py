@@ -2,7 +2,9 @@
 
 import unittest
 
-from .harness import record, script
+from adi_probe import config
+
+from .harness import ENGINES, record, script
 
 
 class TraceSelectors(unittest.TestCase):
@@ -56,6 +58,49 @@ class Conditions(unittest.TestCase):
         self.assertEqual(rec.result["conditions"][0]["hits"], [1])
         self.assertEqual(rec.fids(), ["recursion:<module>#1", "recursion:main#1", "recursion:fact#1",
                                       "recursion:fact#2", "recursion:fact#3"])
+
+
+class LineConditions(unittest.TestCase):
+    """Conditions at "line": evaluated when a statement of the function starts, with its locals."""
+
+    CONDITIONS = [
+        {"id": 0, "func": "loops:nested", "cond": "total == 1", "at": "line", "line": 6},
+        {"id": 1, "func": "loops:nested", "cond": "j == 1", "at": "line", "line": 5},
+        {"id": 2, "func": "loops:countdown", "cond": "n == 0", "at": "line", "line": 29},
+        {"id": 3, "func": "loops:countdown", "cond": "n == 1", "at": "line", "line": 29},
+        {"id": 4, "func": "loops:early", "cond": "x == 7", "at": "line", "line": 11}]
+
+    def test_hits_at_a_line_in_every_engine(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                rec = record(script("loops.py"), conditions=self.CONDITIONS, engine=engine)
+                self.assertEqual(rec.result["conditions"], [
+                    {"id": 0, "hits": [1], "evaluated": 1, "errors": []},
+                    # line 5 runs three times; evaluation stops once the condition held
+                    {"id": 1, "hits": [1], "evaluated": 3, "errors": []},
+                    # n -= 1 runs with n = 2 and n = 1, never with 0
+                    {"id": 2, "hits": [], "evaluated": 2, "errors": []},
+                    {"id": 3, "hits": [1], "evaluated": 2, "errors": []},
+                    # early#2 never reaches line 11 with x == 7
+                    {"id": 4, "hits": [1], "evaluated": 3, "errors": []}])
+                self.assertEqual(rec.flts, {}, "stepping for a line condition keeps no FLT")
+
+    def test_line_condition_and_a_traced_frame(self):
+        rec = record(script("loops.py"), trace=[{"func": "loops:countdown", "index": 1}],
+                     conditions=[{"id": 0, "func": "loops:countdown", "cond": "n == 1", "at": "line", "line": 29}])
+        self.assertEqual(rec.result["conditions"][0]["hits"], [1])
+        self.assertEqual([rec.fid(i) for i in rec.flts], ["loops:countdown#1"])
+
+    def test_config_errors(self):
+        with self.assertRaisesRegex(Exception, "'conditions\\[0\\].line' is required"):
+            config.Config({"out": "o", "target": {"mode": "code", "code": "pass"},
+                           "conditions": [{"func": "t:f", "cond": "x", "at": "line"}]})
+        with self.assertRaisesRegex(Exception, "conditions\\[0\\]: 'line' needs 'at': 'line'"):
+            config.Config({"out": "o", "target": {"mode": "code", "code": "pass"},
+                           "conditions": [{"func": "t:f", "cond": "x", "line": 3}]})
+        with self.assertRaisesRegex(Exception, "trace\\[0\\]: 'at' must be 'entry' or 'exit', not 'line'"):
+            config.Config({"out": "o", "target": {"mode": "code", "code": "pass"},
+                           "trace": [{"func": "t:f", "cond": "x", "at": "line"}]})
 
 
 class Expectations(unittest.TestCase):
