@@ -45,8 +45,7 @@ type link struct {
 	ctx    context.Context // ends with the link
 	cancel context.CancelFunc
 
-	editor *side
-	er     *frameReader
+	editor *side // the editor's connection: read by the editor loop, written through the side
 	econn  io.Closer
 
 	// gate is held from a stop until the proxy knows its frame: resuming requests wait.
@@ -88,7 +87,7 @@ func (l *link) current() *backend {
 func (l *link) serve() {
 	defer l.teardown("the editor connection ended")
 	for {
-		body, err := l.er.read()
+		body, err := l.editor.conn.ReadBody()
 		if err != nil {
 			switch {
 			case errors.Is(err, dap.ErrMalformed):
@@ -161,12 +160,12 @@ func (l *link) fromEditor(m *dap.Message, raw []byte) {
 	case "request":
 		l.editorRequest(m, raw)
 	case "response": // to a reverse request (runInTerminal): back to the adapter's numbering
-		p := l.editor.resolve(m.RequestSeq)
+		p, _ := l.editor.resolve(m)
 		if p == nil {
 			l.log.Debug("editor answered no pending reverse request; dropped", "request_seq", m.RequestSeq)
 			return
 		}
-		out, err := setInt(raw, "request_seq", p.origSeq)
+		out, err := setInt(raw, "request_seq", p.Origin)
 		if err != nil {
 			l.log.Warn("cannot map a response back to the adapter", "error", err)
 			return
@@ -293,14 +292,13 @@ func (l *link) readBackend(b *backend) {
 		}
 		switch m.Type {
 		case "response":
-			p := b.side.resolve(m.RequestSeq)
-			if p != nil && p.own != nil {
-				p.own <- m
-				continue
+			p, delivered := b.side.resolve(m)
+			if delivered {
+				continue // the answer to one of the proxy's own requests
 			}
 			raw := m.Raw
 			if p != nil {
-				if raw, err = setInt(raw, "request_seq", p.origSeq); err != nil {
+				if raw, err = setInt(raw, "request_seq", p.Origin); err != nil {
 					l.log.Warn("cannot map a response back to the editor", "error", err)
 					continue
 				}
@@ -309,7 +307,7 @@ func (l *link) readBackend(b *backend) {
 				l.log.Debug("adapter answered no pending request; forwarded as is", "request_seq", m.RequestSeq)
 			}
 			_ = l.editor.forward(m, raw)
-			if p != nil && p.command == "disconnect" {
+			if p != nil && p.Command == "disconnect" {
 				// The session is over: debugpy's adapter would wait to be killed (as editors
 				// do to the adapters they start), so the proxy ends both sides now.
 				go l.teardown("the editor disconnected")
@@ -326,8 +324,8 @@ func (l *link) readBackend(b *backend) {
 }
 
 // responded sees the adapter's answer to an editor request before it is forwarded.
-func (l *link) responded(p *pendingReq, m *dap.Message) {
-	if p.command == "launch" && !m.Success {
+func (l *link) responded(p *dap.Call, m *dap.Message) {
+	if p.Command == "launch" && !m.Success {
 		l.finishAsync(l.ownRecording()) // no run will come
 	}
 }
@@ -452,7 +450,7 @@ func (l *link) backendEnded(b *backend, err error) {
 func (l *link) adapterDied(b *backend, why error) {
 	l.log.Warn("the debugpy adapter ended unexpectedly", "error", why)
 	left := b.side.close()
-	sort.Slice(left, func(i, j int) bool { return left[i].origSeq < left[j].origSeq })
+	sort.Slice(left, func(i, j int) bool { return left[i].Origin < left[j].Origin })
 	l.mu.Lock()
 	l.adapterGone = true
 	sendExited := l.kind == "launch" && !l.exitedSent
@@ -460,7 +458,7 @@ func (l *link) adapterDied(b *backend, why error) {
 	l.exitedSent, l.terminatedSent = true, true
 	l.mu.Unlock()
 	for _, p := range left {
-		_ = l.editor.send(errorResponse(p.origSeq, p.command, ErrIDAdapterGone,
+		_ = l.editor.send(errorResponse(p.Origin, p.Command, ErrIDAdapterGone,
 			"adi: the debugpy adapter ended before it answered; restart the debug session"))
 	}
 	b.close() // the debuggee goes with it

@@ -138,8 +138,7 @@ func (s *Server) newLink(ctx context.Context, r io.Reader, w io.Writer, c io.Clo
 	lctx, cancel := context.WithCancel(context.Background())
 	l := &link{
 		srv: s, id: id, log: log, ctx: lctx, cancel: cancel,
-		editor: newSide("editor", dap.NewConn(eofReader{}, w, nil), log, s.tap(id, ToEditor)),
-		er:     newFrameReader(r, c, s.cfg.BodyTimeout),
+		editor: newSide("editor", dap.NewLimitedConn(r, w, c, dap.Limits{MaxBody: dap.EditorMaxBody, BodyTimeout: s.bodyTimeout()}), log, s.tap(id, ToEditor)),
 		econn:  c, gate: newGate(), settled: newGate(), done: make(chan struct{}),
 		tapFromEditor: s.tap(id, FromEditor), tapFromAdapter: s.tap(id, FromAdapter),
 	}
@@ -172,10 +171,16 @@ func (s *Server) tap(id int64, dir Direction) func([]byte) {
 	return func(raw []byte) { fn(id, dir, raw) }
 }
 
-// eofReader stands in for the editor side's reader: the link reads the editor with frameReader.
-type eofReader struct{}
+// bodyTimeout is Config.BodyTimeout or its default.
+func (s *Server) bodyTimeout() time.Duration {
+	if s.cfg.BodyTimeout > 0 {
+		return s.cfg.BodyTimeout
+	}
+	return DefaultBodyTimeout
+}
 
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+// DefaultBodyTimeout bounds the arrival of one editor message when Config.BodyTimeout is zero.
+const DefaultBodyTimeout = dap.DefaultBodyTimeout
 
 // forget drops a closed connection and the child routes it announced.
 func (s *Server) forget(l *link) {
