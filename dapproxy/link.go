@@ -86,6 +86,7 @@ func (l *link) current() *backend {
 // link is torn down.
 func (l *link) serve() {
 	defer l.teardown("the editor connection ended")
+	defer l.recoverPanic("the editor loop", nil)
 	for {
 		body, err := l.editor.conn.ReadBody()
 		if err != nil {
@@ -278,6 +279,7 @@ func (l *link) translateCancel(raw []byte) []byte {
 // readBackend is a backend's read loop.
 func (l *link) readBackend(b *backend) {
 	defer close(b.ended)
+	defer l.recoverPanic("the adapter's read loop", b)
 	for {
 		m, err := b.side.conn.Read()
 		if err != nil {
@@ -420,9 +422,29 @@ func (l *link) spawn(fn func()) bool {
 	l.workers.Add(1)
 	go func() {
 		defer l.workers.Done()
+		defer l.recoverPanic("a worker of the connection", nil)
 		fn()
 	}()
 	return true
+}
+
+// recoverPanic, deferred at the top of each of the link's goroutines, turns a panic there into
+// the end of this connection, not of the process: the panic is logged with its stack, the editor
+// reads one line saying what happened in its debug console, and the link is torn down (b, when
+// the panic was in b's read loop, is closed first: nobody reads it any more).
+func (l *link) recoverPanic(where string, b *backend) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	l.log.Error("panic; closing the connection", "in", where, "panic", v, "stack", string(debug.Stack()))
+	if b != nil {
+		b.side.close()
+		b.close()
+	}
+	_ = l.editor.send(event("output", map[string]any{"category": "console",
+		"output": fmt.Sprintf("adi: internal error in %s: %v; the debug session is over (please report this)\n", where, v)}))
+	go l.teardown("internal error in " + where)
 }
 
 // backendEnded handles the end of a backend's stream.

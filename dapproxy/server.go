@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,6 +235,11 @@ func (s *Server) background(fn func(ctx context.Context)) {
 	s.work.Add(1)
 	go func() {
 		defer s.work.Done()
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("a background recording panicked; it is abandoned", "panic", v, "stack", string(debug.Stack()))
+			}
+		}()
 		fn(s.ctx)
 	}()
 }
