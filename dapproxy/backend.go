@@ -48,7 +48,12 @@ func dialBackend(addr string, log hclog.Logger, tap func([]byte)) (*backend, err
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	return &backend{side: newSide("adapter", dap.NewConn(conn, conn, conn), log, tap), conn: conn, ended: make(chan struct{})}, nil
+	return connBackend(conn, log, tap), nil
+}
+
+// connBackend is a backend on a connection to an adapter that is already running.
+func connBackend(conn net.Conn, log hclog.Logger, tap func([]byte)) *backend {
+	return &backend{side: newSide("adapter", dap.NewConn(conn, conn, conn), log, tap), conn: conn, ended: make(chan struct{})}
 }
 
 // close ends the connection; a started adapter ends with every process of its run.

@@ -66,6 +66,9 @@ type Server struct {
 	nextID   atomic.Int64
 	work     sync.WaitGroup
 	closed   bool
+
+	// newBackend starts the adapter of a new connection (startBackend; a fake one in tests).
+	newBackend func(log hclog.Logger, tap func([]byte)) (*backend, error)
 }
 
 // childRoute is where a child process's adapter listens, and the connection that announced it.
@@ -83,8 +86,12 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.Log = hclog.NewNullLogger()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel,
-		children: map[int]childRoute{}, links: map[*link]struct{}{}}, nil
+	s := &Server{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel,
+		children: map[int]childRoute{}, links: map[*link]struct{}{}}
+	s.newBackend = func(log hclog.Logger, tap func([]byte)) (*backend, error) {
+		return startBackend(cfg.Python, log, tap)
+	}
+	return s, nil
 }
 
 // Serve accepts editor connections on ln until ctx ends or ln is closed. The first listener a
@@ -152,7 +159,7 @@ func (s *Server) newLink(ctx context.Context, r io.Reader, w io.Writer, c io.Clo
 	}
 	s.links[l] = struct{}{}
 	s.mu.Unlock()
-	b, err := startBackend(s.cfg.Python, log, s.tap(id, ToAdapter))
+	b, err := s.newBackend(log, s.tap(id, ToAdapter))
 	if err != nil {
 		log.Error("cannot start the debugpy adapter", "error", err)
 		l.beErr = err
