@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/probe"
@@ -28,7 +30,9 @@ type debugRun struct {
 	stops  chan godap.StoppedEventBody
 	ended  chan struct{} // closed when the debuggee has exited or the session ended
 	target targetWatch   // sees the debuggee's process end before debugpy says so
+	log    hclog.Logger
 	mu     sync.Mutex
+	failed error // why consume gave up (a panic): the run ends with this error
 	exit   int
 	exited bool
 }
@@ -89,6 +93,7 @@ func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []strin
 		ended:  make(chan struct{}),
 		target: newTargetWatch(),
 		exit:   -1,
+		log:    rn.log,
 	}
 	events := ad.Client.Subscribe()
 	go d.consume(events)
@@ -114,13 +119,26 @@ func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []strin
 	return d, nil
 }
 
+// consume files the session's events. A panic here (a bug in reading the debuggee's output) ends
+// this run with an error, not the process: it is logged with its stack, and collect returns it.
 func (d *debugRun) consume(events *dap.Subscription) {
 	defer close(d.ended)
 	defer events.Close()
+	defer func() {
+		if v := recover(); v != nil {
+			d.log.Error("reading debugpy's events panicked; ending the run", "panic", v, "stack", string(debug.Stack()))
+			d.mu.Lock()
+			d.failed = fmt.Errorf("internal error while reading debugpy's events: %v (please report this)", v)
+			d.mu.Unlock()
+		}
+	}()
 	for {
 		m, err := events.Next(context.Background())
 		if err != nil {
 			return
+		}
+		if testHookEvent != nil {
+			testHookEvent(m)
 		}
 		switch m.Event {
 		case "process":
@@ -159,6 +177,9 @@ func (d *debugRun) consume(events *dap.Subscription) {
 		}
 	}
 }
+
+// testHookEvent, when set (by tests), sees every event consume reads, before it is handled.
+var testHookEvent func(m *dap.Message)
 
 // waitStop waits for the next stop. It returns ok=false when the debuggee ended first.
 func (d *debugRun) waitStop(ctx context.Context) (godap.StoppedEventBody, bool, error) {
@@ -226,7 +247,11 @@ func (d *debugRun) collect() (*Run, error) {
 	r.Elapsed = time.Since(d.start)
 	d.mu.Lock()
 	r.ExitCode = d.exit
+	failed := d.failed
 	d.mu.Unlock()
+	if failed != nil {
+		return nil, failed
+	}
 	r.Stdout, r.Stderr = d.stdout.bytes(), d.stderr.bytes()
 	if err := saveOutput(r); err != nil {
 		return nil, err

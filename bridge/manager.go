@@ -61,6 +61,8 @@ type Manager struct {
 	nextSub  int
 	done     chan struct{}
 	stopOnce sync.Once
+	closing  int        // closes in progress (under mu); Shutdown waits for them
+	closed   *sync.Cond // signalled (on mu) when a close ends
 }
 
 // NewManager returns a Manager over cfg.StateDir.
@@ -77,6 +79,7 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 	}
 	m := &Manager{cfg: cfg, log: cfg.Log, root: root, sessions: map[string]*Session{},
 		creating: map[string]bool{}, subs: map[int]func(Event){}, done: make(chan struct{})}
+	m.closed = sync.NewCond(&m.mu)
 	if cfg.IdleTimeout > 0 {
 		go m.reapIdle()
 	}
@@ -266,6 +269,9 @@ func (m *Manager) Close(id string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[id]
 	delete(m.sessions, id)
+	if ok {
+		m.closing++
+	}
 	m.mu.Unlock()
 	if !ok {
 		if _, err := os.Stat(filepath.Join(m.root, id, "session.json")); err == nil && sessionid.Valid(id) {
@@ -274,6 +280,10 @@ func (m *Manager) Close(id string) error {
 		return adi.Errorf(ErrNoSession, "no session %q", id)
 	}
 	s.Close()
+	m.mu.Lock()
+	m.closing--
+	m.closed.Broadcast()
+	m.mu.Unlock()
 	return nil
 }
 
@@ -288,7 +298,8 @@ func (m *Manager) Delete(id string) error {
 	return os.RemoveAll(filepath.Join(m.root, id))
 }
 
-// Shutdown closes every open session and stops the reaper.
+// Shutdown closes every open session and stops the reaper. It returns once every close has ended,
+// also those the reaper or a caller started before.
 func (m *Manager) Shutdown() {
 	m.stopOnce.Do(func() { close(m.done) })
 	m.mu.Lock()
@@ -300,6 +311,11 @@ func (m *Manager) Shutdown() {
 	for _, id := range ids {
 		_ = m.Close(id)
 	}
+	m.mu.Lock()
+	for m.closing > 0 {
+		m.closed.Wait()
+	}
+	m.mu.Unlock()
 }
 
 func (m *Manager) reapIdle() {

@@ -39,8 +39,9 @@ type Client struct {
 	closed chan struct{}
 	once   sync.Once
 
+	pending *Pending
+
 	mu      sync.Mutex
-	pending map[int]*Call
 	subs    map[*Subscription]struct{}
 	reverse RequestHandler
 	err     error // why the connection ended
@@ -57,7 +58,7 @@ func NewClient(conn *Conn, log hclog.Logger) *Client {
 		log:     log,
 		out:     make(chan []byte),
 		closed:  make(chan struct{}),
-		pending: make(map[int]*Call),
+		pending: NewPending(),
 		subs:    make(map[*Subscription]struct{}),
 	}
 	c.loops.Add(2)
@@ -95,8 +96,6 @@ func (c *Client) shutdown(why error) {
 	c.once.Do(func() {
 		c.mu.Lock()
 		c.err = why
-		pending := c.pending
-		c.pending = map[int]*Call{}
 		// Copy the subscriptions: Subscription.Close deletes from c.subs while they are woken.
 		subs := make(map[*Subscription]struct{}, len(c.subs))
 		for s := range c.subs {
@@ -104,9 +103,7 @@ func (c *Client) shutdown(why error) {
 		}
 		c.mu.Unlock()
 		close(c.closed)
-		for _, call := range pending {
-			call.finish(nil, fmt.Errorf("%s: %w", call.Command, why))
-		}
+		c.pending.Close(why)
 		for s := range subs {
 			s.wake()
 		}
@@ -130,19 +127,9 @@ func (c *Client) readLoop() {
 		}
 		switch m.Type {
 		case "response":
-			c.mu.Lock()
-			call := c.pending[m.RequestSeq]
-			delete(c.pending, m.RequestSeq)
-			c.mu.Unlock()
-			if call == nil {
+			if call, _ := c.pending.Resolve(m); call == nil {
 				c.log.Debug("response to no pending request", "request_seq", m.RequestSeq, "command", m.Command)
-				continue
 			}
-			if !m.Success {
-				call.finish(m, &ResponseError{Command: m.Command, Message: responseErrorText(m)})
-				continue
-			}
-			call.finish(m, nil)
 		case "event":
 			c.mu.Lock()
 			for s := range c.subs {
@@ -207,21 +194,6 @@ func (c *Client) answer(req *Message) {
 	go func() { _ = c.send(b) }() // never block the read loop on the write loop
 }
 
-// Call is a request in flight.
-type Call struct {
-	Command string
-	Seq     int
-
-	done chan struct{}
-	resp *Message
-	err  error
-}
-
-func (call *Call) finish(m *Message, err error) {
-	call.resp, call.err = m, err
-	close(call.done)
-}
-
 // Start sends a request and returns without waiting for its response. The call is registered
 // before the request is written, so a fast response cannot be missed.
 func (c *Client) Start(command string, args any) (*Call, error) {
@@ -234,39 +206,19 @@ func (c *Client) Start(command string, args any) (*Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", command, err)
 	}
-	call := &Call{Command: command, Seq: seq, done: make(chan struct{})}
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", command, err)
+	call, err := c.pending.Await(seq, command)
+	if err != nil {
+		return nil, err
 	}
-	c.pending[seq] = call
-	c.mu.Unlock()
 	if err := c.send(b); err != nil {
-		c.forget(seq)
+		c.pending.Forget(seq)
 		return nil, fmt.Errorf("%s: %w", command, err)
 	}
 	return call, nil
 }
 
-func (c *Client) forget(seq int) {
-	c.mu.Lock()
-	delete(c.pending, seq)
-	c.mu.Unlock()
-}
-
-// Wait waits for the response of call. When ctx ends first, the call is forgotten (a late response
-// is dropped) and the context's error is returned.
-func (c *Client) Wait(ctx context.Context, call *Call) (*Message, error) {
-	select {
-	case <-call.done:
-		return call.resp, call.err
-	case <-ctx.Done():
-		c.forget(call.Seq)
-		return nil, fmt.Errorf("%s: no response: %w", call.Command, ctx.Err())
-	}
-}
+// Wait waits for the response of call (see Call.Wait).
+func (c *Client) Wait(ctx context.Context, call *Call) (*Message, error) { return call.Wait(ctx) }
 
 // Do sends a request, waits for its response and decodes the response body into body (may be nil).
 func (c *Client) Do(ctx context.Context, command string, args, body any) error {

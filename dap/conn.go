@@ -2,8 +2,12 @@
 // nothing of ADI.
 //
 // It owns three things:
-//   - Conn: DAP framing over a byte stream with go-dap's base protocol, envelope-only decoding and
-//     the raw JSON kept, so any message (debugpy's custom events, unknown fields) passes intact.
+//   - Conn: DAP framing over a byte stream (framing.go, adi's one framer: headers and bodies
+//     bounded, exact errors), envelope-only decoding and the raw JSON kept, so any message
+//     (debugpy's custom events, unknown fields) passes intact. The DAP proxy reads and writes
+//     editors with it too.
+//   - Pending: the one correlator of requests and responses (pending.go), registered before a
+//     request is written; Client and the DAP proxy's sides both use it.
 //   - Client: requests and responses over a Conn. Each Client runs exactly two goroutines, a read
 //     loop (dispatches responses to pending calls, events to subscriptions, reverse requests to a
 //     handler) and a write loop (the only writer of the connection).
@@ -13,14 +17,11 @@
 package dap
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
-
-	godap "github.com/google/go-dap"
 )
 
 // Message is one DAP message: the envelope fields decoded, and the message exactly as it was read
@@ -89,45 +90,54 @@ func (m *Message) Body(v any) error {
 	return nil
 }
 
-// Conn reads and writes DAP messages on a byte stream. Reads must come from one goroutine; writes
-// are serialised by a mutex, and each message leaves in a single write (header and body together)
-// so no Nagle delay can split it.
+// Conn reads and writes DAP messages on a byte stream with adi's framer (framing.go). Reads must
+// come from one goroutine; writes are serialised by a mutex, and each message leaves in a single
+// write (header and body together) so no Nagle delay can split it.
 type Conn struct {
-	r *bufio.Reader
+	fr *frameReader
 
-	wmu sync.Mutex
-	w   *bufio.Writer
+	wmu  sync.Mutex
+	w    io.Writer
+	wbuf []byte
 
 	closer io.Closer
 }
 
-// NewConn returns a Conn reading from r and writing to w; Close closes c (may be nil).
+// NewConn returns a Conn reading from r and writing to w, with the limits of a trusted peer (the
+// debugpy adapter adi started); Close closes c (may be nil).
 func NewConn(r io.Reader, w io.Writer, c io.Closer) *Conn {
-	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: bufio.NewWriterSize(w, 64<<10), closer: c}
+	return NewLimitedConn(r, w, c, Limits{})
+}
+
+// NewLimitedConn is NewConn with the reads bounded by lim (an editor's connection).
+func NewLimitedConn(r io.Reader, w io.Writer, c io.Closer, lim Limits) *Conn {
+	return &Conn{fr: newFrameReader(r, c, lim), w: w, closer: c}
 }
 
 // Read reads one message. Framing and envelope errors wrap ErrMalformed; io.EOF means the peer
 // closed the stream between messages.
 func (c *Conn) Read() (*Message, error) {
-	raw, err := godap.ReadBaseMessage(c.r)
+	raw, err := c.fr.read()
 	if err != nil {
-		var bpe *godap.BaseProtocolError
-		if errors.As(err, &bpe) {
-			return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
-		}
 		return nil, err
 	}
 	return DecodeEnvelope(raw)
 }
 
-// WriteRaw writes one message body with its header, flushed once.
+// ReadBody reads one message's body as the peer sent it, without decoding it, for callers that
+// answer a body that is not a valid message themselves. Errors are those of Read.
+func (c *Conn) ReadBody() ([]byte, error) { return c.fr.read() }
+
+// WriteRaw writes one message body with its header, in one write.
 func (c *Conn) WriteRaw(body []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if err := godap.WriteBaseMessage(c.w, body); err != nil {
-		return err
+	c.wbuf = appendFrame(c.wbuf[:0], body)
+	_, err := c.w.Write(c.wbuf)
+	if cap(c.wbuf) > 1<<20 {
+		c.wbuf = nil // do not keep a large message's buffer
 	}
-	return c.w.Flush()
+	return err
 }
 
 // Close closes the underlying stream.

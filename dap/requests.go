@@ -148,9 +148,9 @@ func (c *Client) startSession(ctx context.Context, command string, args any, con
 		if err != nil {
 			return err
 		}
-	case <-call.done:
-		if call.err != nil {
-			return call.err
+	case <-call.Done():
+		if _, err := call.Result(); err != nil {
+			return err
 		}
 		if err := <-initialized; err != nil {
 			return err

@@ -48,7 +48,12 @@ func dialBackend(addr string, log hclog.Logger, tap func([]byte)) (*backend, err
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	return &backend{side: newSide("adapter", dap.NewConn(conn, conn, conn), log, tap), conn: conn, ended: make(chan struct{})}, nil
+	return connBackend(conn, log, tap), nil
+}
+
+// connBackend is a backend on a connection to an adapter that is already running.
+func connBackend(conn net.Conn, log hclog.Logger, tap func([]byte)) *backend {
+	return &backend{side: newSide("adapter", dap.NewConn(conn, conn, conn), log, tap), conn: conn, ended: make(chan struct{})}
 }
 
 // close ends the connection; a started adapter ends with every process of its run.
@@ -90,22 +95,24 @@ const detachLimit = 5 * time.Second
 // call sends one of the proxy's own requests and waits for its response. A refused request is an
 // error with debugpy's message.
 func (b *backend) call(ctx context.Context, command string, args any) (*dap.Message, error) {
-	ch, err := b.side.request(command, args)
+	call, err := b.side.request(command, args)
 	if err != nil {
 		return nil, err
 	}
 	select {
-	case m, ok := <-ch:
-		if !ok {
-			return nil, fmt.Errorf("%s: the debug adapter ended before it answered", command)
-		}
-		if !m.Success {
-			return m, fmt.Errorf("%s: the debug adapter refused: %s", command, m.ErrMessage)
-		}
-		return m, nil
+	case <-call.Done():
 	case <-ctx.Done():
+		b.side.pending.Forget(call.Seq)
 		return nil, fmt.Errorf("%s: no answer from the debug adapter: %w", command, ctx.Err())
 	}
+	m, err := call.Result()
+	if m == nil {
+		return nil, fmt.Errorf("%s: the debug adapter ended before it answered", command)
+	}
+	if err != nil {
+		return m, fmt.Errorf("%s: the debug adapter refused: %s", command, m.ErrMessage)
+	}
+	return m, nil
 }
 
 // rawArgs lets a request carry arguments exactly as an editor sent them.

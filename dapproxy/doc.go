@@ -14,13 +14,14 @@
 //     the thread is in (record.go), and when the run ends the FLTs of those frames are recorded
 //     with one re-run.
 //   - the adi/<command> requests, answered with bridge.Session.Do (adireq.go).
-//   - robustness: bounded reads of the editor (framing.go), error responses for requests the
-//     adapter can no longer answer, terminated when debugpy dies, and teardown of both sides and
-//     every process together.
+//   - robustness: bounded reads of the editor (dap's framer with the editor's limits), error
+//     responses for requests the adapter can no longer answer, terminated when debugpy dies, and
+//     teardown of both sides and every process together.
 //
 // Goroutines: per listener, an accept loop (Server.Serve). Per connection (link.go): the editor
 // loop, which reads the editor and forwards; one read loop per backend, which forwards the
 // adapter's messages; short-lived workers for the inspection of a stop and for each adi/
 // request. Per Server, background recordings of the FLTs of finished runs. Writes to a peer are
-// serialised by that peer's side, which numbers them.
+// serialised by that peer's side, which numbers them and correlates the requests written there
+// with their responses (dap.Pending, the same correlator dap.Client uses).
 package dapproxy

@@ -46,8 +46,7 @@ type link struct {
 	ctx    context.Context // ends with the link
 	cancel context.CancelFunc
 
-	editor *side
-	er     *frameReader
+	editor *side // the editor's connection: read by the editor loop, written through the side
 	econn  io.Closer
 
 	// gate is held from a stop until the proxy knows its frame: resuming requests wait.
@@ -88,8 +87,9 @@ func (l *link) current() *backend {
 // link is torn down.
 func (l *link) serve() {
 	defer l.teardown("the editor connection ended")
+	defer l.recoverPanic("the editor loop", nil)
 	for {
-		body, err := l.er.read()
+		body, err := l.editor.conn.ReadBody()
 		if err != nil {
 			switch {
 			case errors.Is(err, dap.ErrMalformed):
@@ -162,12 +162,12 @@ func (l *link) fromEditor(m *dap.Message, raw []byte) {
 	case "request":
 		l.editorRequest(m, raw)
 	case "response": // to a reverse request (runInTerminal): back to the adapter's numbering
-		p := l.editor.resolve(m.RequestSeq)
+		p, _ := l.editor.resolve(m)
 		if p == nil {
 			l.log.Debug("editor answered no pending reverse request; dropped", "request_seq", m.RequestSeq)
 			return
 		}
-		out, err := setInt(raw, "request_seq", p.origSeq)
+		out, err := setInt(raw, "request_seq", p.Origin)
 		if err != nil {
 			l.log.Warn("cannot map a response back to the adapter", "error", err)
 			return
@@ -280,6 +280,7 @@ func (l *link) translateCancel(raw []byte) []byte {
 // readBackend is a backend's read loop.
 func (l *link) readBackend(b *backend) {
 	defer close(b.ended)
+	defer l.recoverPanic("the adapter's read loop", b)
 	for {
 		m, err := b.side.conn.Read()
 		if err != nil {
@@ -294,14 +295,13 @@ func (l *link) readBackend(b *backend) {
 		}
 		switch m.Type {
 		case "response":
-			p := b.side.resolve(m.RequestSeq)
-			if p != nil && p.own != nil {
-				p.own <- m
-				continue
+			p, delivered := b.side.resolve(m)
+			if delivered {
+				continue // the answer to one of the proxy's own requests
 			}
 			raw := m.Raw
 			if p != nil {
-				if raw, err = setInt(raw, "request_seq", p.origSeq); err != nil {
+				if raw, err = setInt(raw, "request_seq", p.Origin); err != nil {
 					l.log.Warn("cannot map a response back to the editor", "error", err)
 					continue
 				}
@@ -310,7 +310,7 @@ func (l *link) readBackend(b *backend) {
 				l.log.Debug("adapter answered no pending request; forwarded as is", "request_seq", m.RequestSeq)
 			}
 			_ = l.editor.forward(m, raw)
-			if p != nil && p.command == "disconnect" {
+			if p != nil && p.Command == "disconnect" {
 				// The session is over: debugpy's adapter would wait to be killed (as editors
 				// do to the adapters they start), so the proxy ends both sides now.
 				go l.teardown("the editor disconnected")
@@ -327,8 +327,8 @@ func (l *link) readBackend(b *backend) {
 }
 
 // responded sees the adapter's answer to an editor request before it is forwarded.
-func (l *link) responded(p *pendingReq, m *dap.Message) {
-	if p.command == "launch" && !m.Success {
+func (l *link) responded(p *dap.Call, m *dap.Message) {
+	if p.Command == "launch" && !m.Success {
 		l.finishAsync(l.ownRecording()) // no run will come
 	}
 }
@@ -423,9 +423,29 @@ func (l *link) spawn(fn func()) bool {
 	l.workers.Add(1)
 	go func() {
 		defer l.workers.Done()
+		defer l.recoverPanic("a worker of the connection", nil)
 		fn()
 	}()
 	return true
+}
+
+// recoverPanic, deferred at the top of each of the link's goroutines, turns a panic there into
+// the end of this connection, not of the process: the panic is logged with its stack, the editor
+// reads one line saying what happened in its debug console, and the link is torn down (b, when
+// the panic was in b's read loop, is closed first: nobody reads it any more).
+func (l *link) recoverPanic(where string, b *backend) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	l.log.Error("panic; closing the connection", "in", where, "panic", v, "stack", string(debug.Stack()))
+	if b != nil {
+		b.side.close()
+		b.close()
+	}
+	_ = l.editor.send(event("output", map[string]any{"category": "console",
+		"output": fmt.Sprintf("adi: internal error in %s: %v; the debug session is over (please report this)\n", where, v)}))
+	go l.teardown("internal error in " + where)
 }
 
 // backendEnded handles the end of a backend's stream.
@@ -453,7 +473,7 @@ func (l *link) backendEnded(b *backend, err error) {
 func (l *link) adapterDied(b *backend, why error) {
 	l.log.Warn("the debugpy adapter ended unexpectedly", "error", why)
 	left := b.side.close()
-	sort.Slice(left, func(i, j int) bool { return left[i].origSeq < left[j].origSeq })
+	sort.Slice(left, func(i, j int) bool { return left[i].Origin < left[j].Origin })
 	l.mu.Lock()
 	l.adapterGone = true
 	sendExited := l.kind == "launch" && !l.exitedSent
@@ -461,7 +481,7 @@ func (l *link) adapterDied(b *backend, why error) {
 	l.exitedSent, l.terminatedSent = true, true
 	l.mu.Unlock()
 	for _, p := range left {
-		_ = l.editor.send(errorResponse(p.origSeq, p.command, ErrIDAdapterGone,
+		_ = l.editor.send(errorResponse(p.Origin, p.Command, ErrIDAdapterGone,
 			"adi: the debugpy adapter ended before it answered; restart the debug session"))
 	}
 	b.close() // the debuggee goes with it

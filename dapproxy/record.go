@@ -18,6 +18,9 @@ const (
 	flushExpr = "__import__('adi_probe.editor').editor.flush()"
 )
 
+// testHookInspect, when set (by tests), is called at the start of each inspection of a stop.
+var testHookInspect func(threadID int)
+
 // inspectLimit bounds the proxy's own requests at a stop.
 const inspectLimit = 5 * time.Second
 
@@ -54,6 +57,9 @@ func (r *recorder) inspect(threadID int) {
 	var once sync.Once
 	release := func() { once.Do(r.l.gate.release) }
 	defer release()
+	if testHookInspect != nil {
+		testHookInspect(threadID)
+	}
 	b := r.l.current()
 	if b == nil {
 		return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,9 @@ type Server struct {
 	nextID   atomic.Int64
 	work     sync.WaitGroup
 	closed   bool
+
+	// newBackend starts the adapter of a new connection (startBackend; a fake one in tests).
+	newBackend func(log hclog.Logger, tap func([]byte)) (*backend, error)
 }
 
 // childRoute is where a child process's adapter listens, and the connection that announced it.
@@ -82,8 +86,12 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.Log = hclog.NewNullLogger()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel,
-		children: map[int]childRoute{}, links: map[*link]struct{}{}}, nil
+	s := &Server{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel,
+		children: map[int]childRoute{}, links: map[*link]struct{}{}}
+	s.newBackend = func(log hclog.Logger, tap func([]byte)) (*backend, error) {
+		return startBackend(cfg.Python, log, tap)
+	}
+	return s, nil
 }
 
 // Serve accepts editor connections on ln until ctx ends or ln is closed. The first listener a
@@ -138,8 +146,7 @@ func (s *Server) newLink(ctx context.Context, r io.Reader, w io.Writer, c io.Clo
 	lctx, cancel := context.WithCancel(context.Background())
 	l := &link{
 		srv: s, id: id, log: log, ctx: lctx, cancel: cancel,
-		editor: newSide("editor", dap.NewConn(eofReader{}, w, nil), log, s.tap(id, ToEditor)),
-		er:     newFrameReader(r, c, s.cfg.BodyTimeout),
+		editor: newSide("editor", dap.NewLimitedConn(r, w, c, dap.Limits{MaxBody: dap.EditorMaxBody, BodyTimeout: s.bodyTimeout()}), log, s.tap(id, ToEditor)),
 		econn:  c, gate: newGate(), settled: newGate(), done: make(chan struct{}),
 		tapFromEditor: s.tap(id, FromEditor), tapFromAdapter: s.tap(id, FromAdapter),
 	}
@@ -152,7 +159,7 @@ func (s *Server) newLink(ctx context.Context, r io.Reader, w io.Writer, c io.Clo
 	}
 	s.links[l] = struct{}{}
 	s.mu.Unlock()
-	b, err := startBackend(s.cfg.Python, log, s.tap(id, ToAdapter))
+	b, err := s.newBackend(log, s.tap(id, ToAdapter))
 	if err != nil {
 		log.Error("cannot start the debugpy adapter", "error", err)
 		l.beErr = err
@@ -172,10 +179,16 @@ func (s *Server) tap(id int64, dir Direction) func([]byte) {
 	return func(raw []byte) { fn(id, dir, raw) }
 }
 
-// eofReader stands in for the editor side's reader: the link reads the editor with frameReader.
-type eofReader struct{}
+// bodyTimeout is Config.BodyTimeout or its default.
+func (s *Server) bodyTimeout() time.Duration {
+	if s.cfg.BodyTimeout > 0 {
+		return s.cfg.BodyTimeout
+	}
+	return DefaultBodyTimeout
+}
 
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+// DefaultBodyTimeout bounds the arrival of one editor message when Config.BodyTimeout is zero.
+const DefaultBodyTimeout = dap.DefaultBodyTimeout
 
 // forget drops a closed connection and the child routes it announced.
 func (s *Server) forget(l *link) {
@@ -229,6 +242,11 @@ func (s *Server) background(fn func(ctx context.Context)) {
 	s.work.Add(1)
 	go func() {
 		defer s.work.Done()
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("a background recording panicked; it is abandoned", "panic", v, "stack", string(debug.Stack()))
+			}
+		}()
 		fn(s.ctx)
 	}()
 }

@@ -2,6 +2,7 @@ package dapproxy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -25,44 +26,38 @@ type side struct {
 	log  hclog.Logger
 	tap  func([]byte) // Config.Wiretap for what is written here (may be nil)
 
-	mu      sync.Mutex // held while a number is taken and its message written
-	last    int        // the last seq written
-	pending map[int]*pendingReq
+	mu   sync.Mutex // held while a number is taken and its message written
+	last int        // the last seq written
+	// pending are the requests written here and not answered yet: the editor's (tracked, with
+	// their seq on the other side) and the proxy's own (awaited).
+	pending *dap.Pending
 	// fromOther maps the seq a request had on the other side to its seq here (for cancel).
 	fromOther map[int]int
-	closed    bool
 }
 
-// pendingReq is a request written to a side and not answered yet.
-type pendingReq struct {
-	command string
-	// origSeq is the request's seq on the side it came from (0 for the proxy's own requests).
-	origSeq int
-	// own is set for the proxy's own requests: the response is delivered there, never forwarded.
-	own chan *dap.Message
-}
+// errSideClosed is why a side refuses to write.
+var errSideClosed = errors.New("connection closed")
 
 func newSide(name string, conn *dap.Conn, log hclog.Logger, tap func([]byte)) *side {
-	return &side{name: name, conn: conn, log: log, tap: tap, pending: map[int]*pendingReq{}, fromOther: map[int]int{}}
+	return &side{name: name, conn: conn, log: log, tap: tap, pending: dap.NewPending(), fromOther: map[int]int{}}
 }
 
-// write gives raw the next seq and writes it; track, when non-nil, is registered under that seq
-// before the message leaves (a fast response cannot miss it).
-func (s *side) write(raw []byte, track *pendingReq) (int, error) {
+// write gives raw the next seq and writes it; register, when non-nil, registers the request
+// under that seq before the message leaves (a fast response cannot miss it).
+func (s *side) write(raw []byte, register func(seq int) error) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return 0, fmt.Errorf("write to the %s: connection closed", s.name)
+	if s.pending.Err() != nil {
+		return 0, fmt.Errorf("write to the %s: %w", s.name, errSideClosed)
 	}
 	seq := s.last + 1
 	out, err := setInt(raw, "seq", seq)
 	if err != nil {
 		return 0, fmt.Errorf("renumber a message for the %s: %w", s.name, err)
 	}
-	if track != nil {
-		s.pending[seq] = track
-		if track.origSeq > 0 {
-			s.fromOther[track.origSeq] = seq
+	if register != nil {
+		if err := register(seq); err != nil {
+			return 0, fmt.Errorf("write to the %s: %w", s.name, errSideClosed)
 		}
 	}
 	if s.log.IsTrace() {
@@ -72,7 +67,7 @@ func (s *side) write(raw []byte, track *pendingReq) (int, error) {
 		s.tap(out)
 	}
 	if err := s.conn.WriteRaw(out); err != nil {
-		delete(s.pending, seq)
+		s.pending.Forget(seq)
 		return 0, fmt.Errorf("write to the %s: %w", s.name, err)
 	}
 	s.last = seq
@@ -82,17 +77,23 @@ func (s *side) write(raw []byte, track *pendingReq) (int, error) {
 // forward writes a message that came from the other side: a request is tracked so its response
 // can be mapped back, anything else just renumbered.
 func (s *side) forward(m *dap.Message, raw []byte) error {
-	var track *pendingReq
+	var register func(int) error
 	if m.Type == "request" {
-		track = &pendingReq{command: m.Command, origSeq: m.Seq}
+		register = func(seq int) error {
+			if err := s.pending.Track(seq, m.Command, m.Seq); err != nil {
+				return err
+			}
+			s.fromOther[m.Seq] = seq
+			return nil
+		}
 	}
-	_, err := s.write(raw, track)
+	_, err := s.write(raw, register)
 	return err
 }
 
-// request writes one of the proxy's own requests; its response arrives on the returned channel
-// (closed without a message when the side ends first).
-func (s *side) request(command string, args any) (<-chan *dap.Message, error) {
+// request writes one of the proxy's own requests; its response is delivered to the returned call
+// (which fails when the side ends first).
+func (s *side) request(command string, args any) (*dap.Call, error) {
 	req := map[string]any{"seq": 0, "type": "request", "command": command}
 	if args != nil {
 		req["arguments"] = args
@@ -101,11 +102,14 @@ func (s *side) request(command string, args any) (<-chan *dap.Message, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", command, err)
 	}
-	ch := make(chan *dap.Message, 1)
-	if _, err := s.write(raw, &pendingReq{command: command, own: ch}); err != nil {
+	var call *dap.Call
+	if _, err := s.write(raw, func(seq int) (err error) {
+		call, err = s.pending.Await(seq, command)
+		return err
+	}); err != nil {
 		return nil, err
 	}
-	return ch, nil
+	return call, nil
 }
 
 // send writes a message the proxy makes (an event or a response) as JSON.
@@ -119,13 +123,10 @@ func (s *side) send(msg map[string]any) error {
 	return err
 }
 
-// resolve takes the request a response from this side answers (nil when unknown).
-func (s *side) resolve(requestSeq int) *pendingReq {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.pending[requestSeq]
-	delete(s.pending, requestSeq)
-	return p
+// resolve takes the request the response m from this side answers: the proxy's own requests get
+// their response (delivered true); the editor's are returned to be forwarded; nil when unknown.
+func (s *side) resolve(m *dap.Message) (call *dap.Call, delivered bool) {
+	return s.pending.Resolve(m)
 }
 
 // translate returns the seq here of the request that had seq on the other side.
@@ -136,20 +137,8 @@ func (s *side) translate(seq int) (int, bool) {
 	return n, ok
 }
 
-// close marks the side closed and returns the requests it never answered; the proxy's own
-// waiters are released.
-func (s *side) close() []*pendingReq {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	var left []*pendingReq
-	for seq, p := range s.pending {
-		delete(s.pending, seq)
-		if p.own != nil {
-			close(p.own)
-			continue
-		}
-		left = append(left, p)
-	}
-	return left
+// close marks the side closed and returns the forwarded requests it never answered, in the
+// order they were written; the proxy's own waiters are released.
+func (s *side) close() []*dap.Call {
+	return s.pending.Close(fmt.Errorf("the %s: %w", s.name, errSideClosed))
 }

@@ -66,20 +66,22 @@ func TestSidesRenumberAroundInjectedRequests(t *testing.T) {
 	require.NoError(t, adapter.side.forward(msg(t, `{"seq":3,"type":"request","command":"threads"}`), []byte(`{"seq":3,"type":"request","command":"threads"}`)))
 
 	// The adapter answers 2 (the proxy's own: delivered, not forwarded) and 3 (the editor's 3).
-	p := adapter.side.resolve(2)
+	p, delivered := adapter.side.resolve(msg(t, `{"seq":10,"type":"response","request_seq":2,"command":"evaluate","success":true}`))
 	require.NotNil(t, p)
-	require.NotNil(t, p.own)
-	p.own <- msg(t, `{"seq":10,"type":"response","request_seq":2,"command":"evaluate","success":true}`)
+	require.True(t, delivered)
 	select {
-	case m := <-own:
+	case <-own.Done():
+		m, err := own.Result()
+		require.NoError(t, err)
 		assert.Equal(t, "evaluate", m.Command)
 	case <-time.After(time.Second):
 		t.Fatal("the proxy's own response was not delivered")
 	}
-	p = adapter.side.resolve(3)
+	p, delivered = adapter.side.resolve(msg(t, `{"seq":11,"type":"response","request_seq":3,"command":"threads","success":true}`))
 	require.NotNil(t, p)
-	assert.Equal(t, 3, p.origSeq)
-	resp, err := setInt([]byte(`{"seq":11,"type":"response","request_seq":3,"command":"threads","success":true}`), "request_seq", p.origSeq)
+	require.False(t, delivered)
+	assert.Equal(t, 3, p.Origin)
+	resp, err := setInt([]byte(`{"seq":11,"type":"response","request_seq":3,"command":"threads","success":true}`), "request_seq", p.Origin)
 	require.NoError(t, err)
 	require.NoError(t, editor.side.forward(msg(t, string(resp)), resp))
 
@@ -107,10 +109,13 @@ func TestSideCloseReleasesWaiters(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, adapter.side.forward(msg(t, `{"seq":7,"type":"request","command":"next"}`), []byte(`{"seq":7,"type":"request","command":"next"}`)))
 	left := adapter.side.close()
-	_, ok := <-own
-	assert.False(t, ok, "the proxy's own waiter is released")
+	<-own.Done()
+	m, err := own.Result()
+	assert.Nil(t, m, "the proxy's own waiter is released")
+	assert.ErrorContains(t, err, "stackTrace: the adapter: connection closed")
 	require.Len(t, left, 1)
-	assert.Equal(t, pendingReq{command: "next", origSeq: 7}, *left[0])
+	assert.Equal(t, "next", left[0].Command)
+	assert.Equal(t, 7, left[0].Origin)
 	_, err = adapter.side.request("threads", nil)
 	assert.ErrorContains(t, err, "write to the adapter: connection closed")
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/dapproxy"
+	"github.com/adi-bridge/adi/daptest"
 	"github.com/adi-bridge/adi/probe"
 )
 
@@ -120,139 +121,10 @@ func startProxy(t *testing.T, o proxyOptions) *proxy {
 	return p
 }
 
-// editor is a DAP client that keeps every byte it received.
-type editor struct {
-	t    testing.TB
-	conn io.ReadWriteCloser
-	got  bytes.Buffer // every byte read, for the byte-stream comparison
-
-	mu     sync.Mutex
-	msgs   []*dap.Message
-	taken  map[int]bool
-	err    error // why reading stopped
-	seq    int
-	closed chan struct{}
-}
-
-func dialEditor(t testing.TB, addr string) *editor {
+// dialEditor connects a DAP client playing the editor (daptest.Client) to addr.
+func dialEditor(t testing.TB, addr string) *daptest.Client {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	require.NoError(t, err)
-	return newEditor(t, conn)
-}
-
-func newEditor(t testing.TB, conn io.ReadWriteCloser) *editor {
-	e := &editor{t: t, conn: conn, taken: map[int]bool{}, closed: make(chan struct{})}
-	go e.read()
-	t.Cleanup(func() { _ = conn.Close() })
-	return e
-}
-
-type teeReader struct {
-	r io.Reader
-	e *editor
-}
-
-func (tr teeReader) Read(p []byte) (int, error) {
-	n, err := tr.r.Read(p)
-	tr.e.mu.Lock()
-	tr.e.got.Write(p[:n])
-	tr.e.mu.Unlock()
-	return n, err
-}
-
-func (e *editor) read() {
-	defer close(e.closed)
-	c := dap.NewConn(teeReader{e.conn, e}, io.Discard, nil)
-	for {
-		m, err := c.Read()
-		e.mu.Lock()
-		if err != nil {
-			e.err = err
-			e.mu.Unlock()
-			return
-		}
-		e.msgs = append(e.msgs, m)
-		e.mu.Unlock()
-	}
-}
-
-// send writes a request and returns its seq.
-func (e *editor) send(command string, args any) int {
-	e.mu.Lock()
-	e.seq++
-	seq := e.seq
-	e.mu.Unlock()
-	req := map[string]any{"seq": seq, "type": "request", "command": command}
-	if args != nil {
-		req["arguments"] = args
-	}
-	b, err := json.Marshal(req)
-	require.NoError(e.t, err)
-	e.sendRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(b), b)))
-	return seq
-}
-
-func (e *editor) sendRaw(b []byte) {
-	_, err := e.conn.Write(b)
-	require.NoError(e.t, err)
-}
-
-// waitFor returns the first message not returned before that matches pred.
-func (e *editor) waitFor(what string, pred func(*dap.Message) bool) *dap.Message {
-	e.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		e.mu.Lock()
-		for i, m := range e.msgs {
-			if !e.taken[i] && pred(m) {
-				e.taken[i] = true
-				e.mu.Unlock()
-				return m
-			}
-		}
-		err := e.err
-		e.mu.Unlock()
-		if err != nil {
-			e.t.Fatalf("waiting for %s: the connection ended: %v", what, err)
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("waiting for %s: nothing within 30s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-func (e *editor) event(name string) *dap.Message {
-	e.t.Helper()
-	return e.waitFor("event "+name, func(m *dap.Message) bool { return m.Type == "event" && m.Event == name })
-}
-
-func (e *editor) response(seq int) *dap.Message {
-	e.t.Helper()
-	return e.waitFor(fmt.Sprintf("the response to %d", seq), func(m *dap.Message) bool {
-		return m.Type == "response" && m.RequestSeq == seq
-	})
-}
-
-// call sends a request and returns its successful response.
-func (e *editor) call(command string, args any) *dap.Message {
-	e.t.Helper()
-	m := e.response(e.send(command, args))
-	require.True(e.t, m.Success, "%s failed: %s", command, m.Raw)
-	return m
-}
-
-// waitClosed waits until the proxy closes the connection.
-func (e *editor) waitClosed(limit time.Duration) error {
-	select {
-	case <-e.closed:
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return e.err
-	case <-time.After(limit):
-		return fmt.Errorf("the connection is still open after %v", limit)
-	}
+	return daptest.Dial(t, addr)
 }
 
 func body[T any](t testing.TB, m *dap.Message) T {
@@ -281,45 +153,43 @@ func TestDAPProxyStreamMatchesDebugpy(t *testing.T) {
 	e := dialEditor(t, p.addr)
 	prog := vscodeFixture(t, "app.py")
 
-	e.call("initialize", map[string]any{"clientID": "vscode", "adapterID": "debugpy", "linesStartAt1": true,
+	e.Call("initialize", map[string]any{"clientID": "vscode", "adapterID": "debugpy", "linesStartAt1": true,
 		"columnsStartAt1": true, "pathFormat": "path", "supportsRunInTerminalRequest": true})
-	launch := e.send("launch", appLaunch(t, prog))
-	e.event("initialized")
-	bps := e.call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{map[string]any{"line": 5}}})
+	launch := e.Send("launch", appLaunch(t, prog))
+	e.Event("initialized")
+	bps := e.Call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{map[string]any{"line": 5}}})
 	assert.Contains(t, string(bps.Raw), `"verified": true`)
-	e.call("setExceptionBreakpoints", map[string]any{"filters": []string{}})
-	e.call("configurationDone", nil)
-	require.True(t, e.response(launch).Success)
+	e.Call("setExceptionBreakpoints", map[string]any{"filters": []string{}})
+	e.Call("configurationDone", nil)
+	require.True(t, e.Response(launch).Success)
 
-	stopped := body[godap.StoppedEventBody](t, e.event("stopped"))
-	e.call("threads", nil)
-	frames := body[godap.StackTraceResponseBody](t, e.call("stackTrace", map[string]any{"threadId": stopped.ThreadId}))
+	stopped := body[godap.StoppedEventBody](t, e.Event("stopped"))
+	e.Call("threads", nil)
+	frames := body[godap.StackTraceResponseBody](t, e.Call("stackTrace", map[string]any{"threadId": stopped.ThreadId}))
 	require.Equal(t, "add", frames.StackFrames[0].Name)
-	scopes := body[godap.ScopesResponseBody](t, e.call("scopes", map[string]any{"frameId": frames.StackFrames[0].Id}))
-	e.call("variables", map[string]any{"variablesReference": scopes.Scopes[0].VariablesReference})
-	ev := body[godap.EvaluateResponseBody](t, e.call("evaluate", map[string]any{"expression": "a + b * 10", "frameId": frames.StackFrames[0].Id, "context": "repl"}))
+	scopes := body[godap.ScopesResponseBody](t, e.Call("scopes", map[string]any{"frameId": frames.StackFrames[0].Id}))
+	e.Call("variables", map[string]any{"variablesReference": scopes.Scopes[0].VariablesReference})
+	ev := body[godap.EvaluateResponseBody](t, e.Call("evaluate", map[string]any{"expression": "a + b * 10", "frameId": frames.StackFrames[0].Id, "context": "repl"}))
 	assert.Equal(t, "10", ev.Result)
-	flt := e.call("adi/flt", nil) // answered by the proxy, never sent to debugpy
+	flt := e.Call("adi/flt", nil) // answered by the proxy, never sent to debugpy
 	assert.Contains(t, string(flt.Raw), `Frame: app:add#1`)
-	e.call("next", map[string]any{"threadId": stopped.ThreadId})
-	e.event("stopped")
-	e.call("continue", map[string]any{"threadId": stopped.ThreadId})
-	e.event("stopped")
-	e.call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{}})
-	e.call("continue", map[string]any{"threadId": stopped.ThreadId})
-	assert.Equal(t, 3, body[godap.ExitedEventBody](t, e.event("exited")).ExitCode)
-	e.event("terminated")
-	e.call("disconnect", nil)
-	require.NoError(t, ignoreEOF(e.waitClosed(20*time.Second)))
+	e.Call("next", map[string]any{"threadId": stopped.ThreadId})
+	e.Event("stopped")
+	e.Call("continue", map[string]any{"threadId": stopped.ThreadId})
+	e.Event("stopped")
+	e.Call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{}})
+	e.Call("continue", map[string]any{"threadId": stopped.ThreadId})
+	assert.Equal(t, 3, body[godap.ExitedEventBody](t, e.Event("exited")).ExitCode)
+	e.Event("terminated")
+	e.Call("disconnect", nil)
+	require.NoError(t, ignoreEOF(e.WaitClosed(20*time.Second)))
 
 	fromEditor, toAdapter := p.tap.stream(1, dapproxy.FromEditor), p.tap.stream(1, dapproxy.ToAdapter)
 	fromAdapter, toEditor := p.tap.stream(1, dapproxy.FromAdapter), p.tap.stream(1, dapproxy.ToEditor)
 	require.NotEmpty(t, fromAdapter)
 
 	// What the editor read is exactly what the proxy wrote, and each peer's seq counts 1, 2, 3, ….
-	e.mu.Lock()
-	received := splitMessages(t, e.got.Bytes())
-	e.mu.Unlock()
+	received := splitMessages(t, e.Received())
 	assert.Equal(t, strs(toEditor), strs(received))
 	assertGapFree(t, "proxy->editor", toEditor)
 	assertGapFree(t, "proxy->adapter", toAdapter)
@@ -556,26 +426,26 @@ func TestDAPProxyMalformedInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := dialEditor(t, p.addr)
 			start := time.Now()
-			e.sendRaw([]byte(tc.in))
-			out := body[godap.OutputEventBody](t, e.waitFor("adi's output", func(m *dap.Message) bool {
+			e.SendRaw([]byte(tc.in))
+			out := body[godap.OutputEventBody](t, e.Expect("adi's output", func(m *dap.Message) bool {
 				return m.Type == "event" && m.Event == "output" && strings.Contains(string(m.Raw), `"console"`)
 			}))
 			assert.Equal(t, tc.output, out.Output)
-			require.NoError(t, ignoreEOF(e.waitClosed(10*time.Second)))
+			require.NoError(t, ignoreEOF(e.WaitClosed(10*time.Second)))
 			assert.Less(t, time.Since(start), 10*time.Second)
 		})
 	}
 	t.Run("a request without a command", func(t *testing.T) {
 		e := dialEditor(t, p.addr)
-		e.sendRaw([]byte("Content-Length: 26\r\n\r\n{\"seq\":1,\"type\":\"request\"}"))
-		r := e.response(1)
+		e.SendRaw([]byte("Content-Length: 26\r\n\r\n{\"seq\":1,\"type\":\"request\"}"))
+		r := e.Response(1)
 		assert.False(t, r.Success)
 		assert.Equal(t, "adi: the request is not a valid DAP request (request without a command); fix the client", r.ErrMessage)
 		assert.JSONEq(t, `{"id": 3001, "format": "adi: the request is not a valid DAP request (request without a command); fix the client", "showUser": true}`,
 			string(mustGet(t, r.Raw, "body", "error")))
 		// the connection goes on
-		e.seq = 1
-		caps := e.call("initialize", map[string]any{"adapterID": "debugpy"})
+		e.SetSeq(1)
+		caps := e.Call("initialize", map[string]any{"adapterID": "debugpy"})
 		assert.Contains(t, string(caps.Raw), "supportsConfigurationDoneRequest")
 	})
 }
@@ -593,14 +463,14 @@ func mustGet(t testing.TB, raw []byte, path ...string) json.RawMessage {
 
 // launchSleeper starts the sleeping fixture through the proxy and returns its process id once
 // it runs.
-func launchSleeper(t *testing.T, e *editor) int {
+func launchSleeper(t *testing.T, e *daptest.Client) int {
 	t.Helper()
-	e.call("initialize", map[string]any{"adapterID": "debugpy"})
-	launch := e.send("launch", appLaunch(t, vscodeFixture(t, "sleeper.py")))
-	e.event("initialized")
-	e.call("configurationDone", nil)
-	require.True(t, e.response(launch).Success)
-	pid := body[godap.ProcessEventBody](t, e.event("process")).SystemProcessId
+	e.Call("initialize", map[string]any{"adapterID": "debugpy"})
+	launch := e.Send("launch", appLaunch(t, vscodeFixture(t, "sleeper.py")))
+	e.Event("initialized")
+	e.Call("configurationDone", nil)
+	require.True(t, e.Response(launch).Success)
+	pid := body[godap.ProcessEventBody](t, e.Event("process")).SystemProcessId
 	require.Positive(t, pid)
 	require.True(t, alive(pid))
 	return pid
@@ -633,12 +503,12 @@ func TestDAPProxyRunInTerminal(t *testing.T) {
 	p := startProxy(t, proxyOptions{record: true})
 	e := dialEditor(t, p.addr)
 	prog := vscodeFixture(t, "app.py")
-	e.call("initialize", map[string]any{"adapterID": "debugpy", "supportsRunInTerminalRequest": true})
+	e.Call("initialize", map[string]any{"adapterID": "debugpy", "supportsRunInTerminalRequest": true})
 	args := appLaunch(t, prog)
 	args["console"] = "integratedTerminal"
-	launch := e.send("launch", args)
+	launch := e.Send("launch", args)
 
-	rit := e.waitFor("runInTerminal", func(m *dap.Message) bool { return m.Type == "request" && m.Command == "runInTerminal" })
+	rit := e.Expect("runInTerminal", func(m *dap.Message) bool { return m.Type == "request" && m.Command == "runInTerminal" })
 	var ra struct {
 		Cwd  string             `json:"cwd"`
 		Args []string           `json:"args"`
@@ -657,24 +527,20 @@ func TestDAPProxyRunInTerminal(t *testing.T) {
 	term.Stdout = &termOut
 	require.NoError(t, term.Start())
 	t.Cleanup(func() { _ = term.Process.Kill(); _ = term.Wait() })
-	resp, err := json.Marshal(map[string]any{"seq": e.seq + 1, "type": "response", "request_seq": rit.Seq,
-		"command": "runInTerminal", "success": true, "body": map[string]any{"processId": term.Process.Pid}})
-	require.NoError(t, err)
-	e.seq++
-	e.sendRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(resp), resp)))
+	e.Respond(rit, map[string]any{"processId": term.Process.Pid})
 
-	e.event("initialized")
-	e.call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{map[string]any{"line": 5}}})
-	e.call("configurationDone", nil)
-	require.True(t, e.response(launch).Success, "debugpy got the terminal's answer under its own number")
-	stopped := body[godap.StoppedEventBody](t, e.event("stopped"))
-	flt := e.call("adi/flt", nil)
+	e.Event("initialized")
+	e.Call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{map[string]any{"line": 5}}})
+	e.Call("configurationDone", nil)
+	require.True(t, e.Response(launch).Success, "debugpy got the terminal's answer under its own number")
+	stopped := body[godap.StoppedEventBody](t, e.Event("stopped"))
+	flt := e.Call("adi/flt", nil)
 	assert.Contains(t, string(flt.Raw), "Frame: app:add#1")
-	e.call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{}})
-	e.call("continue", map[string]any{"threadId": stopped.ThreadId})
-	assert.Equal(t, 3, body[godap.ExitedEventBody](t, e.event("exited")).ExitCode)
-	e.event("terminated")
-	e.call("disconnect", nil)
+	e.Call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{}})
+	e.Call("continue", map[string]any{"threadId": stopped.ThreadId})
+	assert.Equal(t, 3, body[godap.ExitedEventBody](t, e.Event("exited")).ExitCode)
+	e.Event("terminated")
+	e.Call("disconnect", nil)
 	_ = term.Wait()
 	assert.Equal(t, "result 9\n", termOut.String(), "the program ran in the editor's terminal")
 }
@@ -685,34 +551,34 @@ func TestDAPProxyLiveTrace(t *testing.T) {
 	p := startProxy(t, proxyOptions{record: true, rerun: 3 * time.Second})
 	e := dialEditor(t, p.addr)
 	prog := vscodeFixture(t, "ticker.py")
-	e.call("initialize", map[string]any{"adapterID": "debugpy"})
-	launch := e.send("launch", appLaunch(t, prog))
-	e.event("initialized")
-	e.call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{map[string]any{"line": 9}}})
-	e.call("configurationDone", nil)
-	require.True(t, e.response(launch).Success)
-	stopped := body[godap.StoppedEventBody](t, e.event("stopped"))
+	e.Call("initialize", map[string]any{"adapterID": "debugpy"})
+	launch := e.Send("launch", appLaunch(t, prog))
+	e.Event("initialized")
+	e.Call("setBreakpoints", map[string]any{"source": map[string]any{"path": prog}, "breakpoints": []any{map[string]any{"line": 9}}})
+	e.Call("configurationDone", nil)
+	require.True(t, e.Response(launch).Success)
+	stopped := body[godap.StoppedEventBody](t, e.Event("stopped"))
 
-	state := e.call("adi/state", nil)
+	state := e.Call("adi/state", nil)
 	assert.Contains(t, string(state.Raw), `"current":"ticker:main#1"`, "the frame the editor stopped in is under inspection")
-	r := e.response(e.send("adi/listFrames", map[string]any{"func": "tick"}))
+	r := e.Response(e.Send("adi/listFrames", map[string]any{"func": "tick"}))
 	assert.False(t, r.Success, "tick has not run yet")
 	assert.Contains(t, r.ErrMessage, `no function "tick"`)
 
-	e.call("continue", map[string]any{"threadId": stopped.ThreadId})
+	e.Call("continue", map[string]any{"threadId": stopped.ThreadId})
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		r := e.response(e.send("adi/listFrames", map[string]any{"func": "tick"}))
+		r := e.Response(e.Send("adi/listFrames", map[string]any{"func": "tick"}))
 		if r.Success && strings.Contains(string(r.Raw), "ticker:tick#4") {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "T did not grow while the program ran: %s", r.Raw)
 		time.Sleep(100 * time.Millisecond)
 	}
-	info := e.call("adi/session", nil)
+	info := e.Call("adi/session", nil)
 	assert.Contains(t, string(info.Raw), `"live":true`, "the program sleeps 20s after its calls")
 	assert.Contains(t, string(info.Raw), `"frames":6`, "<module>, main and four ticks")
-	e.call("disconnect", map[string]any{"terminateDebuggee": true})
+	e.Call("disconnect", map[string]any{"terminateDebuggee": true})
 }
 
 // An editor that goes away without disconnect gets DAP's default: a launched debuggee ends.
@@ -720,7 +586,7 @@ func TestDAPProxyEditorLeavesLaunch(t *testing.T) {
 	p := startProxy(t, proxyOptions{record: true})
 	e := dialEditor(t, p.addr)
 	pid := launchSleeper(t, e)
-	require.NoError(t, e.conn.Close())
+	require.NoError(t, e.Close())
 	waitGone(t, pid, 15*time.Second)
 }
 
@@ -752,8 +618,8 @@ func TestDAPProxyDisconnectKeepDebuggee(t *testing.T) {
 	p := startProxy(t, proxyOptions{record: true})
 	e := dialEditor(t, p.addr)
 	pid := launchSleeper(t, e)
-	e.call("disconnect", map[string]any{"terminateDebuggee": false})
-	require.NoError(t, ignoreEOF(e.waitClosed(10*time.Second)))
+	e.Call("disconnect", map[string]any{"terminateDebuggee": false})
+	require.NoError(t, ignoreEOF(e.WaitClosed(10*time.Second)))
 	assert.Equal(t, directAlive, outcome(pid), "through the proxy as with debugpy alone")
 }
 
@@ -777,18 +643,18 @@ func TestDAPProxyEditorLeavesAttach(t *testing.T) {
 	require.Equal(t, "listening\n", line)
 
 	e := dialEditor(t, p.addr)
-	e.call("initialize", map[string]any{"adapterID": "debugpy"})
-	attach := e.send("attach", map[string]any{"name": "attach", "type": "debugpy", "request": "attach",
+	e.Call("initialize", map[string]any{"adapterID": "debugpy"})
+	attach := e.Send("attach", map[string]any{"name": "attach", "type": "debugpy", "request": "attach",
 		"connect": map[string]any{"host": "127.0.0.1", "port": port}, "justMyCode": true})
-	e.event("initialized")
-	e.call("configurationDone", nil)
-	require.True(t, e.response(attach).Success)
-	assert.Equal(t, cmd.Process.Pid, body[godap.ProcessEventBody](t, e.event("process")).SystemProcessId)
-	r := e.response(e.send("adi/state", nil))
+	e.Event("initialized")
+	e.Call("configurationDone", nil)
+	require.True(t, e.Response(attach).Success)
+	assert.Equal(t, cmd.Process.Pid, body[godap.ProcessEventBody](t, e.Event("process")).SystemProcessId)
+	r := e.Response(e.Send("adi/state", nil))
 	assert.False(t, r.Success)
 	assert.Equal(t, "adi: this session attached to a running program, which adi does not record; launch the program through adi dap to record it", r.ErrMessage)
 
-	require.NoError(t, e.conn.Close())
+	require.NoError(t, e.Close())
 	time.Sleep(3 * time.Second) // the proxy disconnects on the editor's behalf, then closes
 	assert.True(t, alive(cmd.Process.Pid), "the attached program must keep running")
 }
@@ -810,20 +676,20 @@ func TestDAPProxyAdapterDies(t *testing.T) {
 	adapter := adapterOf(t, pid)
 	require.NoError(t, syscall.Kill(adapter, syscall.SIGKILL))
 
-	out := body[godap.OutputEventBody](t, e.waitFor("adi's output", func(m *dap.Message) bool {
+	out := body[godap.OutputEventBody](t, e.Expect("adi's output", func(m *dap.Message) bool {
 		return m.Type == "event" && m.Event == "output" && strings.Contains(string(m.Raw), "adi: the debugpy adapter ended unexpectedly")
 	}))
 	assert.Equal(t, "console", out.Category)
-	assert.Equal(t, 137, body[godap.ExitedEventBody](t, e.event("exited")).ExitCode)
-	e.event("terminated")
+	assert.Equal(t, 137, body[godap.ExitedEventBody](t, e.Event("exited")).ExitCode)
+	e.Event("terminated")
 	waitGone(t, pid, 15*time.Second)
 
-	r := e.response(e.send("threads", nil))
+	r := e.Response(e.Send("threads", nil))
 	assert.False(t, r.Success)
 	assert.Equal(t, "adi: the debugpy adapter has ended; restart the debug session", r.ErrMessage)
-	d := e.response(e.send("disconnect", nil))
+	d := e.Response(e.Send("disconnect", nil))
 	assert.True(t, d.Success)
-	require.NoError(t, ignoreEOF(e.waitClosed(10*time.Second)))
+	require.NoError(t, ignoreEOF(e.WaitClosed(10*time.Second)))
 
 	p.stop()
 	infos := p.mgr.List()
@@ -954,43 +820,43 @@ func TestDAPStdio(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	e := newEditor(t, stdio{out, in})
+	e := daptest.NewClient(t, stdio{out, in})
 
 	parent, child := vscodeFixture(t, "parent.py"), vscodeFixture(t, "child.py")
-	e.call("initialize", map[string]any{"adapterID": "debugpy"})
+	e.Call("initialize", map[string]any{"adapterID": "debugpy"})
 	args := appLaunch(t, parent)
 	args["subProcess"] = true
-	launch := e.send("launch", args)
-	e.event("initialized")
-	e.call("setBreakpoints", map[string]any{"source": map[string]any{"path": parent}, "breakpoints": []any{map[string]any{"line": 8}}})
-	e.call("configurationDone", nil)
-	require.True(t, e.response(launch).Success)
+	launch := e.Send("launch", args)
+	e.Event("initialized")
+	e.Call("setBreakpoints", map[string]any{"source": map[string]any{"path": parent}, "breakpoints": []any{map[string]any{"line": 8}}})
+	e.Call("configurationDone", nil)
+	require.True(t, e.Response(launch).Success)
 	// A stop in the parent, and on: from its first stop on, the probe keeps T on disk current.
-	e.call("continue", map[string]any{"threadId": body[godap.StoppedEventBody](t, e.event("stopped")).ThreadId})
+	e.Call("continue", map[string]any{"threadId": body[godap.StoppedEventBody](t, e.Event("stopped")).ThreadId})
 
 	var attach map[string]any
-	require.NoError(t, e.event("debugpyAttach").Body(&attach))
+	require.NoError(t, e.Event("debugpyAttach").Body(&attach))
 	connect := attach["connect"].(map[string]any)
 	assert.Equal(t, "127.0.0.1", connect["host"])
 	c := dialEditor(t, net.JoinHostPort("127.0.0.1", fmt.Sprint(connect["port"])))
-	c.call("initialize", map[string]any{"adapterID": "debugpy"})
-	attached := c.send("attach", attach)
-	c.event("initialized")
-	c.call("setBreakpoints", map[string]any{"source": map[string]any{"path": child}, "breakpoints": []any{map[string]any{"line": 5}}})
-	c.call("configurationDone", nil)
-	require.True(t, c.response(attached).Success)
-	stopped := body[godap.StoppedEventBody](t, c.event("stopped"))
-	frames := body[godap.StackTraceResponseBody](t, c.call("stackTrace", map[string]any{"threadId": stopped.ThreadId}))
+	c.Call("initialize", map[string]any{"adapterID": "debugpy"})
+	attached := c.Send("attach", attach)
+	c.Event("initialized")
+	c.Call("setBreakpoints", map[string]any{"source": map[string]any{"path": child}, "breakpoints": []any{map[string]any{"line": 5}}})
+	c.Call("configurationDone", nil)
+	require.True(t, c.Response(attached).Success)
+	stopped := body[godap.StoppedEventBody](t, c.Event("stopped"))
+	frames := body[godap.StackTraceResponseBody](t, c.Call("stackTrace", map[string]any{"threadId": stopped.ThreadId}))
 	assert.Equal(t, "square", frames.StackFrames[0].Name)
 	// adi/ requests on the child's session answer about the parent's recorded run.
-	tree := c.call("adi/callTree", map[string]any{"frame": "run_child#1"})
+	tree := c.Call("adi/callTree", map[string]any{"frame": "run_child#1"})
 	assert.Contains(t, string(tree.Raw), "parent:run_child#1(n=7)")
-	c.call("continue", map[string]any{"threadId": stopped.ThreadId})
-	c.event("terminated")
+	c.Call("continue", map[string]any{"threadId": stopped.ThreadId})
+	c.Event("terminated")
 
-	assert.Equal(t, 0, body[godap.ExitedEventBody](t, e.event("exited")).ExitCode)
-	e.event("terminated")
-	e.call("disconnect", nil)
+	assert.Equal(t, 0, body[godap.ExitedEventBody](t, e.Event("exited")).ExitCode)
+	e.Event("terminated")
+	e.Call("disconnect", nil)
 	select {
 	case err := <-exited:
 		require.NoError(t, err, "adi dap over stdio must exit cleanly when the editor disconnects: %s", stderr.String())

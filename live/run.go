@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -57,7 +58,10 @@ type run struct {
 	syncN   int
 	waiters map[string]chan struct{} // sync marker value → closed when it came back
 
+	log hclog.Logger
+
 	mu       sync.Mutex
+	failed   error // why consume gave up (a panic), ending the run
 	exitCode int
 	exited   bool // the exit code is known (exited event, or the launcher's report)
 	reported bool // the exit code is the launcher's report (the program's own status)
@@ -80,10 +84,13 @@ func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string
 	if err != nil {
 		return nil, err
 	}
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
 	token := dap.NewRunTag()
 	r := &run{n: n, dump: filepath.Join(dir, fmt.Sprintf("stack-%d.txt", n)), start: time.Now(),
 		stops: make(chan stop, 16), launched: make(chan error, 1), ended: make(chan struct{}),
-		finished: make(chan struct{}), token: token, exitCode: -1, waiters: map[string]chan struct{}{},
+		finished: make(chan struct{}), token: token, exitCode: -1, waiters: map[string]chan struct{}{}, log: log,
 		scanners: [2]*markerScanner{newMarkerScanner(token), newMarkerScanner(token)}}
 	args, err := launchArgs(prog, launcher, probeDir, r.dump, token)
 	if err != nil {
@@ -164,13 +171,30 @@ func (r *run) configurationDone(ctx context.Context) error {
 
 // consume files the run's events: output into out, stops into r.stops, the exit code; ended is
 // closed when the debuggee exited, the session terminated, or the connection broke.
+//
+// A panic here (a bug in reading the debuggee's output) ends this run, not the process: it is
+// logged with its stack, the run's processes are ended, and the session says why.
 func (r *run) consume(events *dap.Subscription, out *outputs) {
 	defer close(r.ended)
 	defer events.Close()
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("reading debugpy's events panicked; ending the run", "panic", v, "stack", string(debug.Stack()))
+			r.mu.Lock()
+			r.failed = fmt.Errorf("adi: internal error while reading debugpy's events: %v; adi ended the program (please report this)", v)
+			r.mu.Unlock()
+			if r.ad != nil {
+				r.ad.Close()
+			}
+		}
+	}()
 	for {
 		m, err := events.Next(context.Background())
 		if err != nil {
 			return
+		}
+		if testHookEvent != nil {
+			testHookEvent(m)
 		}
 		switch m.Event {
 		case "output":
@@ -256,6 +280,16 @@ func (r *run) marked(mk marker) {
 }
 
 // exit returns the exit code, and whether the exited event said it.
+// testHookEvent, when set (by tests), sees every event consume reads, before it is handled.
+var testHookEvent func(m *dap.Message)
+
+// failure is why consume ended the run (nil unless it panicked).
+func (r *run) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
 func (r *run) exit() (int, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

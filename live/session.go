@@ -212,6 +212,9 @@ func (s *Session) finish(note string) {
 		if err := r.c.Err(); err != nil && !errors.Is(err, dap.ErrClosed) {
 			why += " (" + err.Error() + ")"
 		}
+		if err := r.failure(); err != nil {
+			why = err.Error()
+		}
 	}
 	if s.exc != nil && s.exc.Type == "EOFError" {
 		why += "; " + s.eofNote()

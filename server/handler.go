@@ -44,7 +44,7 @@ type Handler struct {
 	base   context.Context // commands run on it, detached from any connection
 	cancel context.CancelFunc
 
-	busy       atomic.Int64 // calls running now
+	busy       inflight     // calls running now
 	lastActive atomic.Int64 // unix nanoseconds of the last call's end
 
 	subsMu sync.Mutex

@@ -66,10 +66,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	s.conns[c] = struct{}{}
+	s.nconns.Add(1)
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		delete(s.conns, c)
+		s.nconns.Add(-1)
 		s.mu.Unlock()
 	}()
 	c.serve()

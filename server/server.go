@@ -50,6 +50,7 @@ type Server struct {
 	up        websocket.Upgrader
 	mu        sync.Mutex
 	conns     map[*wsConn]struct{}
+	nconns    inflight      // len(conns), to wait on
 	stop      chan struct{} // closed when a stop is requested (server.shutdown, idle)
 	stopOnce  sync.Once
 	closed    chan struct{} // closed by Close
@@ -142,9 +143,7 @@ func (s *Server) Close(ctx context.Context) error {
 		s.mu.Unlock()
 		err = s.http.Shutdown(ctx) // hijacked WebSockets are not waited for here
 		s.waitConns(ctx)
-		for s.h.busy.Load() > 0 && ctx.Err() == nil {
-			time.Sleep(10 * time.Millisecond)
-		}
+		_ = s.h.busy.wait(ctx)
 		if e := <-s.serveErr; e != nil && !errors.Is(e, http.ErrServerClosed) {
 			err = errors.Join(err, e)
 		}
@@ -154,48 +153,50 @@ func (s *Server) Close(ctx context.Context) error {
 
 // waitConns waits for the WebSockets to end, then cuts the ones left.
 func (s *Server) waitConns(ctx context.Context) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		s.mu.Lock()
-		n := len(s.conns)
-		s.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			s.mu.Lock()
-			for c := range s.conns {
-				_ = c.ws.NetConn().Close()
-			}
-			s.mu.Unlock()
-			return
-		case <-tick.C:
-		}
+	if s.nconns.wait(ctx) == nil {
+		return
 	}
+	s.mu.Lock()
+	for c := range s.conns {
+		_ = c.ws.NetConn().Close()
+	}
+	s.mu.Unlock()
 }
 
-// watchIdle requests a stop once nothing has happened for d.
+// watchIdle requests a stop once nothing has happened for d. It sleeps until a WebSocket or a
+// call ends, or until the idle time could reach d; only while sessions are open (they close on
+// their own idle timeout, which sends nothing here) does it look again every d/4.
 func (s *Server) watchIdle(d time.Duration) {
-	tick := time.NewTicker(min(max(d/4, 50*time.Millisecond), 10*time.Second))
-	defer tick.Stop()
+	recheck := min(max(d/4, 50*time.Millisecond), 10*time.Second)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	for {
+		conns, connsChanged := s.nconns.watch()
+		busy, busyChanged := s.h.busy.watch()
+		wait := time.Duration(-1) // until a change
+		if conns == 0 && busy == 0 {
+			if idle := s.h.Idle(); idle < d {
+				wait = d - idle
+			} else if s.cfg.Manager.OpenCount() == 0 && s.h.liveOpen() == 0 {
+				s.log.Info("idle with no session open; stopping", "idle", d)
+				s.requestStop()
+				return
+			} else {
+				wait = recheck
+			}
+		}
+		var fire <-chan time.Time
+		if wait >= 0 {
+			timer.Reset(wait)
+			fire = timer.C
+		}
 		select {
 		case <-s.closed:
 			return
-		case <-tick.C:
+		case <-connsChanged:
+		case <-busyChanged:
+		case <-fire:
 		}
-		s.mu.Lock()
-		conns := len(s.conns)
-		s.mu.Unlock()
-		if conns > 0 || s.h.Idle() < d {
-			continue
-		}
-		if s.cfg.Manager.OpenCount() == 0 && s.h.liveOpen() == 0 {
-			s.log.Info("idle with no session open; stopping", "idle", d)
-			s.requestStop()
-			return
-		}
+		timer.Stop() // Reset discards a fire nobody took (Go 1.23 timers)
 	}
 }

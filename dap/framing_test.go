@@ -1,4 +1,4 @@
-package dapproxy
+package dap
 
 import (
 	"errors"
@@ -10,9 +10,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/adi-bridge/adi/dap"
 )
+
+// editorLimits are the limits the DAP proxy reads an editor with.
+func editorLimits(timeout time.Duration) Limits {
+	return Limits{MaxBody: EditorMaxBody, BodyTimeout: timeout}
+}
 
 func TestFrameReader(t *testing.T) {
 	for _, tc := range []struct {
@@ -37,7 +40,7 @@ func TestFrameReader(t *testing.T) {
 		{name: "cut header", in: "Content-Length: 10\r\n", err: "malformed DAP message: the stream ended inside a message header"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fr := newFrameReader(strings.NewReader(tc.in), nil, time.Second)
+			fr := newFrameReader(strings.NewReader(tc.in), nil, editorLimits(time.Second))
 			for _, want := range tc.bodies {
 				got, err := fr.read()
 				require.NoError(t, err)
@@ -48,7 +51,7 @@ func TestFrameReader(t *testing.T) {
 				assert.ErrorIs(t, err, io.EOF)
 				return
 			}
-			assert.ErrorIs(t, err, dap.ErrMalformed)
+			assert.ErrorIs(t, err, ErrMalformed)
 			assert.EqualError(t, err, tc.err)
 		})
 	}
@@ -63,11 +66,11 @@ func TestFrameReaderBoundsAnIncompleteMessage(t *testing.T) {
 		if !socket {
 			r = struct{ io.Reader }{a} // no SetReadDeadline: the timer closes the stream
 		}
-		fr := newFrameReader(r, a, 100*time.Millisecond)
+		fr := newFrameReader(r, a, editorLimits(100*time.Millisecond))
 		go func() { _, _ = b.Write([]byte("Content-Length: 50\r\n\r\n{\"seq\":1")) }()
 		start := time.Now()
 		_, err := fr.read()
-		assert.ErrorIs(t, err, dap.ErrMalformed)
+		assert.ErrorIs(t, err, ErrMalformed)
 		assert.EqualError(t, err, "malformed DAP message: the message did not arrive completely within 100ms (is its Content-Length right?)")
 		assert.Less(t, time.Since(start), 5*time.Second)
 		_ = a.Close()
@@ -79,7 +82,7 @@ func TestFrameReaderBoundsAnIncompleteMessage(t *testing.T) {
 func TestFrameReaderIdleIsNotAnError(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
-	fr := newFrameReader(a, a, 50*time.Millisecond)
+	fr := newFrameReader(a, a, editorLimits(50*time.Millisecond))
 	got := make(chan error, 1)
 	go func() {
 		_, err := fr.read()
@@ -101,7 +104,7 @@ func FuzzFrameReader(f *testing.F) {
 	f.Add("Content-Length: 3\r\nX: y\r\n\r\nabc")
 	f.Add("Content-Length: 1\r\n\r")
 	f.Fuzz(func(t *testing.T, in string) {
-		fr := newFrameReader(strings.NewReader(in), nil, time.Second)
+		fr := newFrameReader(strings.NewReader(in), nil, editorLimits(time.Second))
 		total := 0
 		for i := 0; i < 100; i++ {
 			body, err := fr.read()
@@ -114,4 +117,19 @@ func FuzzFrameReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Without a body timeout (the debugpy adapter's stream), a reader reads the same messages and
+// reports the same errors.
+func TestFrameReaderWithoutTimeout(t *testing.T) {
+	fr := newFrameReader(strings.NewReader("Content-Length: 2\r\n\r\n{}Content-Length: 10\r\n"), nil, Limits{})
+	body, err := fr.read()
+	require.NoError(t, err)
+	assert.Equal(t, "{}", string(body))
+	_, err = fr.read()
+	assert.EqualError(t, err, "malformed DAP message: the stream ended inside a message header")
+	_, err = newFrameReader(strings.NewReader(""), nil, Limits{}).read()
+	assert.ErrorIs(t, err, io.EOF)
+	_, err = newFrameReader(strings.NewReader("Content-Length: 67108865\r\n\r\n"), nil, Limits{}).read()
+	assert.EqualError(t, err, "malformed DAP message: Content-Length 67108865 is over the limit of 67108864 bytes")
 }
