@@ -140,6 +140,9 @@ func (r *fltRenderer) footer() string {
 		if f.Exception == nil {
 			return "Raised: (exception unknown)"
 		}
+		if f.Exception.Closes() {
+			return closedText("Closed", f.Exception) + fmt.Sprintf("  (a generator; it suspended %d time(s))", f.Yields)
+		}
 		line := "Raised: " + r.d.val(f.Exception.String())
 		if f.Exception.Line > 0 {
 			line += fmt.Sprintf(" at line %d", f.Exception.Line)

@@ -48,6 +48,11 @@ type Exception struct {
 	Line    int    `json:"line,omitempty"`
 }
 
+// Closes reports whether the exception is the GeneratorExit that closing a generator or coroutine
+// throws in at its yield (close(), garbage collection, the interpreter's exit): the invocation was
+// closed, not failed.
+func (e *Exception) Closes() bool { return e != nil && e.Type == "GeneratorExit" }
+
 // String renders the exception the way Python prints its last traceback line.
 func (e *Exception) String() string {
 	if e.Message == "" {

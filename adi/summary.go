@@ -163,10 +163,23 @@ func (d detail) outcome(st Status, ret string, exc *Exception) string {
 		if exc == nil {
 			return "raised (exception unknown)"
 		}
+		if exc.Closes() {
+			return closedText("closed", exc)
+		}
 		return "raised " + d.val(exc.String())
 	case Returned:
 		return d.val(ret)
 	default:
 		return "(unfinished)"
 	}
+}
+
+// closedText says that a generator or coroutine was closed, "closed (GeneratorExit) at line 9",
+// starting with word.
+func closedText(word string, exc *Exception) string {
+	out := word + " (" + exc.String() + ")"
+	if exc.Line > 0 {
+		out += fmt.Sprintf(" at line %d", exc.Line)
+	}
+	return out
 }

@@ -513,7 +513,7 @@ class Recorder:
             elif event == "exception":
                 e = stack[-1] if stack and stack[-1][E_FRAME] is frame else rec.find(frame)
                 if e is not None:
-                    exc = arg[1] if arg[1] is not None else arg[0]
+                    exc = arg[1] if arg[1] is not None else _normalized(arg[0], arg[2])
                     e[E_EXC] = exc
                     if e[E_STEP] is not None:
                         e[E_STEP].exception(exc)
@@ -569,6 +569,8 @@ class Recorder:
                     t = value if isinstance(value, type) else type(value)
                     name = exc_type_name(t)
                     msg = "" if value is t else exc_message(value, msg_limit)
+                    if value is not t:
+                        line = _raise_line(value, e[E_FRAME], line)
                 if e[E_STATE] == WRITTEN:
                     calls_append(("exc", idx, name, msg, line))
                 else:
@@ -900,20 +902,34 @@ class Recorder:
 
     # -- end of run -------------------------------------------------------------------------------
 
-    def finish_unfinished(self):
-        """Close the FLTs of frames still live when the run ends (kind "unfinished")."""
+    def finish_unfinished(self, closing=False):
+        """Close the FLTs of frames still live when the run ends (kind "unfinished").
+
+        `closing`: the interpreter goes on to its normal exit, which closes the generators and
+        coroutines still suspended (GeneratorExit thrown in at their ``yield``) after the
+        recording ended: they are written closed there (``exc`` GeneratorExit at the line of
+        their last yield, FLT kind "exception"). A run ended by ``os._exit`` or stopped closes
+        nothing: they stay unfinished.
+        """
         self.open_live()
         seen = set()
         entries = []
+        running = set()
         for ts in list(self.threads.values()):
             entries.extend(ts.stack)
+            running.update(id(e) for e in ts.stack)
         entries.extend(self.live_gens.values())
         for e in entries:
+            kind = "unfinished"
+            if closing and e[E_INFO].is_gen and id(e) not in running and id(e) not in seen:
+                seen.add(id(e))
+                kind = "exception"
+                self.out.calls.append(("exc", e[E_IDX], "GeneratorExit", "", e[E_FRAME].f_lineno))
             st = e[E_STEP]
             if st is None or id(st) in seen:
                 continue
             seen.add(id(st))
-            st.finish(None, "unfinished")
+            st.finish(None, kind)
             if st.buffered:
                 st.sink = None  # an exit condition cannot be decided: drop it
 
@@ -955,6 +971,34 @@ class Chain:
                 inner = result
             self.inner = inner
         return self
+
+
+def _normalized(t, tb):
+    """The exception of an 'exception' event that carries no instance (3.8-3.10 report a
+    ``GeneratorExit`` thrown in by ``close()`` so): an instance of a builtin type with the
+    event's traceback (constructing one runs no user code), else the type itself."""
+    if type(t) is type and getattr(t, "__module__", None) == "builtins" and issubclass(t, BaseException):
+        try:
+            exc = t()
+            exc.__traceback__ = tb
+            return exc
+        except Exception:
+            pass
+    return t
+
+
+def _raise_line(exc, frame, line):
+    """The line of `frame` where `exc` was raised or propagated into it, as its traceback says.
+
+    A frame's current line is not that line once a ``finally`` block or a handler that re-raises
+    ran: it is their last line. The traceback's entry for the frame keeps the raising line; as the
+    exception unwinds the frame, that entry is the traceback's head."""
+    tb = getattr(exc, "__traceback__", None)
+    while tb is not None:
+        if tb.tb_frame is frame:
+            return tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def _fp_text(e):

@@ -127,7 +127,7 @@ class Run:
             except Exception:
                 pass
         rec = self.rec
-        rec.finish_unfinished()
+        rec.finish_unfinished(closing=os_exit_code is None and self.stopped is None)
         rec.missing_expectations()
         try:
             self.out.close()

@@ -2,8 +2,8 @@
 
 For every scope (module, class body, function, lambda) of a file this module knows:
 
-- ``qualname``: the scope's qualified name (``Class.method``, ``f.<locals>.g``), used on
-  Python < 3.11 where code objects have no ``co_qualname``;
+- ``qualname``: the scope's qualified name (``Class.method``, ``f.<locals>.g``, a property's
+  setter ``Class.prop.fset``), used on Python < 3.11 where code objects have no ``co_qualname``;
 - ``keys``: line -> statement key. The key of a statement is its first line (for a decorated
   definition, its first decorator's line). Every line of a simple statement maps to its key,
   so continuation lines of a multi-line statement belong to the same step; for a compound
@@ -16,7 +16,9 @@ For every scope (module, class body, function, lambda) of a file this module kno
 - ``with_bodies``: key of a ``with`` header -> (first, last) line of its body, so the stepper
   can tell a ``with`` exit (which revisits the header line) from a new loop iteration;
 - ``comp_spans``: key -> source spans of the list/set/dict comprehensions of that statement
-  (on 3.12+ they are inlined into the enclosing code and jump backwards inside the statement).
+  (on 3.12+ they are inlined into the enclosing code and jump backwards inside the statement);
+- ``globals``: the names the scope declares with a ``global`` statement (its writes to them
+  are changes of the frame's state, which ``frame.f_locals`` does not show).
 
 Scopes are found by ``(co_firstlineno, co_name)``, which is how code objects identify them.
 """
@@ -39,10 +41,11 @@ _MATCH_CASE = getattr(ast, "match_case", None)
 class Scope:
     """What is known about one scope (one code object) of a file; see the module docstring."""
 
-    __slots__ = ("qualname", "keys", "texts", "loops", "with_bodies", "comp_spans", "_spans")
+    __slots__ = ("qualname", "keys", "texts", "loops", "with_bodies", "comp_spans", "globals", "_spans")
 
     def __init__(self, qualname):
         self.qualname = qualname
+        self.globals = []  # names the scope declares ``global`` (in the order first declared)
         self.keys = {}
         self.texts = {}
         self.loops = {}
@@ -130,9 +133,12 @@ class FileIndex:
                         (node.end_lineno, node.end_col_offset))
         for expr in _own_expressions(node):
             self._expr(scope, expr, prefix, key)
+        if isinstance(node, ast.Global):
+            scope.globals.extend(n for n in node.names if n not in scope.globals)
 
         if isinstance(node, (ast.ClassDef,) + _FUNCS):
-            inner = self._scope(prefix + node.name, key, node.name)
+            suffix = _decorator_accessor(node) if isinstance(node, _FUNCS) else ""
+            inner = self._scope(prefix + node.name + suffix, key, node.name)
             sep = "." if isinstance(node, ast.ClassDef) else ".<locals>."
             self._body(inner, node.body, prefix + node.name + sep, ())
             return
@@ -206,6 +212,30 @@ class FileIndex:
                 stack.extend((c, inner_pre) for c in [gen0.target] + gen0.ifs)
                 continue
             stack.extend((c, pre) for c in ast.iter_child_nodes(n))
+
+
+_ACCESSORS = {"setter": ".fset", "deleter": ".fdel", "getter": ".fget"}
+
+
+def accessor_suffix(line, name):
+    """``.fset``/``.fdel``/``.fget`` when `line` (a definition's first line) is a property
+    accessor's decorator for function `name` (``@name.setter``), else ``""``."""
+    text = line.strip()
+    if not text.startswith("@") or not text[1:].startswith(name + "."):
+        return ""
+    attr = text[len(name) + 2:].split("(", 1)[0].split("#", 1)[0].strip()
+    return _ACCESSORS.get(attr, "")
+
+
+def _decorator_accessor(node):
+    """The accessor suffix of a function definition from its first decorator (as
+    ``accessor_suffix`` reads it from the source line on 3.11+)."""
+    if not node.decorator_list:
+        return ""
+    d = min(node.decorator_list, key=lambda d: (d.lineno, d.col_offset))
+    if isinstance(d, ast.Attribute) and isinstance(d.value, ast.Name) and d.value.id == node.name:
+        return _ACCESSORS.get(d.attr, "")
+    return ""
 
 
 def _start(node):

@@ -8,8 +8,11 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
   step starts when the key changes, or when the same statement is executed again, which shows
   as a backward jump (``f_lasti`` going down) onto the same statement outside any of its
   comprehensions (3.12+ inlines comprehensions, whose loops jump backwards inside one
-  statement). A continuation line, or a return to the first line within the same evaluation
-  (offsets only grow within one evaluation), stays in the step.
+  statement). A second line event on the very same line with no other line event in between
+  also starts a step: the interpreter reports a line again only after a backward jump, which in
+  a one-line loop (``for y in ys: total += y``) lands on a header placed after the instruction
+  the step started at. A continuation line, or a return to the first line within the same
+  evaluation (offsets only grow within one evaluation), stays in the step.
 - ΔS, attributed exactly: when a step ends (the next statement starts, or the frame
   suspends or exits) the frame's variables are compared with the snapshot taken when the
   step began, so a change belongs to the statement that made it. Scalars compare by type and
@@ -63,15 +66,19 @@ def spend(budget, seconds):
 class CodeFacts:
     """The per-code-object facts a stepper needs (computed once per code object)."""
 
-    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "_positions", "code", "argnames")
+    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "_positions", "code", "argnames",
+                 "globals")
 
     def __init__(self, code):
         self.code = code
         self.argnames = tuple(k.lstrip("*") for k in usercode.argnames(code))
         scope = source.scope_of(code)
+        self.globals = ()  # names declared ``global`` (a module's own are its locals)
         if scope is None:
             self.keys, self.texts, self.loops, self.with_bodies, self.comp_spans = {}, {}, {}, {}, {}
         else:
+            if scope.globals and code.co_name != "<module>":
+                self.globals = tuple(scope.globals)
             self.keys = scope.keys
             self.texts = scope.texts
             self.loops = scope.loops
@@ -133,6 +140,7 @@ class Stepper:
         self.failed = False
         self.key = None             # the current statement's key (None before the first line)
         self.lasti = -1             # last instruction offset seen in the current step
+        self.lineno = None          # line of the last line event (None after a resumption or jump)
         self.callees = EMPTY        # invocations started during the step (a list once there is one)
         self.ev = _NO_EVENTS        # the step's events (a new dict once there is one)
         self.loop = EMPTY
@@ -144,6 +152,8 @@ class Stepper:
         self.wrapper = None         # the f_trace wrapper installed for this frame (profile engine)
         self.returned = None        # the rendered return value (recorder.leave), for the end record
         self.on_step = None         # on_step(key, frame) when a step starts (line conditions), or None
+        self.globals = facts.globals  # names declared ``global``: their changes are the frame's too
+        self.gsnap = {}
         self._take_snapshot(frame)
         sink.append(("begin", idx, self._args(frame)))
 
@@ -166,10 +176,16 @@ class Stepper:
             if key == self.key:
                 last = self.lasti
                 self.lasti = lasti
-                if lasti > last or self.facts.in_comprehension(key, lasti):
+                same_line = lineno == self.lineno
+                self.lineno = lineno
+                # a second event on the very same line with no other line in between follows a
+                # backward jump (a one-line loop: ``for y in ys: total += y``), even when the
+                # loop's header lies after the instruction the step started at
+                if (lasti > last and not same_line) or self.facts.in_comprehension(key, lasti):
                     return
             else:
                 self.lasti = lasti
+                self.lineno = lineno
             if self.key is not None:
                 self._close(frame)
             self._open(key)
@@ -211,6 +227,7 @@ class Stepper:
                 self._close(frame)
             except Exception as exc:
                 self._fail(exc)
+            self.key = None  # written: a close while suspended adds no step (resume sets the key)
 
     def resume(self, frame):
         """The generator resumed: a new step of the statement it suspended in."""
@@ -218,6 +235,7 @@ class Stepper:
             return
         key = self.keys.get(frame.f_lineno, frame.f_lineno)
         self.lasti = frame.f_lasti
+        self.lineno = None
         self.key = key
         self.visits[key] = self.visits.get(key, 0) + 1
         self._event("resume", True)
@@ -274,7 +292,9 @@ class Stepper:
             return count  # already processed
         if key != self.key:
             return count + 1
-        if lasti > self.lasti or self.facts.in_comprehension(key, lasti):
+        if self.facts.in_comprehension(key, lasti):
+            return count
+        if lasti > self.lasti and frame.f_lineno != self.lineno:
             return count
         return count + 1
 
@@ -285,6 +305,7 @@ class Stepper:
     # -- steps -----------------------------------------------------------------------------
 
     def _jump_line(self, frame, lineno, target):
+        self.lineno = None
         key = self.keys.get(lineno, lineno)
         if key == self.key and self.facts.in_comprehension(key, target):
             self.lasti = target
@@ -340,7 +361,10 @@ class Stepper:
             self.callees = EMPTY
             self.ev = _NO_EVENTS
             return
-        self._emit(self._diff(frame))
+        changes = self._diff(frame)
+        if self.globals:
+            self._diff_globals(frame, changes)
+        self._emit(changes)
 
     def _emit(self, changes=EMPTY):
         if self.steps >= self.max_steps:
@@ -368,6 +392,46 @@ class Stepper:
         snap = self.snap
         for name, v in frame.f_locals.items():
             snap[name] = (v, fingerprint(v), value(v))
+        if self.globals:
+            g = frame.f_globals
+            for name in self.globals:
+                if name in g:
+                    v = g[name]
+                    self.gsnap[name] = (v, fingerprint(v), value(v))
+
+    def _diff_globals(self, frame, changes):
+        """Append the changes of the globals the function declares ``global`` to `changes`,
+        named ``global NAME`` (PROTOCOL.md): a write through a ``global`` statement changes
+        the frame's state although ``f_locals`` does not hold the name."""
+        g = frame.f_globals
+        snap = self.gsnap
+        for name in self.globals:
+            old = snap.get(name)
+            if name not in g:
+                if old is not None:
+                    del snap[name]
+                    changes.append(["global " + name, old[2], None, "del"])
+                continue
+            v = g[name]
+            t = type(v)
+            if old is not None:
+                o = old[0]
+                if t in _SCALARS:
+                    if o is v or (type(o) is t and o == v):
+                        continue
+                    f = v
+                else:
+                    f = self.fingerprint(v)
+                    if f == old[1] and (o is v or t in _VALUE_TYPES):
+                        continue
+            else:
+                f = v if t in _SCALARS else self.fingerprint(v)
+            r = v if (t is int and -self.big < v < self.big) or t in RAW_TYPES else self.render(v)
+            snap[name] = (v, f, r)
+            if old is None:
+                changes.append(["global " + name, None, r, "new"])
+            else:
+                changes.append(["global " + name, old[2], r, "mod"])
 
     def _diff(self, frame):
         """ΔS of the step now ending; reprs are ints, bools and None themselves (output.py)."""

@@ -8,6 +8,7 @@ code (their work belongs to the enclosing frame); lambdas are.
 """
 
 import fnmatch
+import linecache
 import os
 import sys
 import sysconfig
@@ -96,9 +97,16 @@ class UserCode:
 
 
 def qualname(code):
-    """The qualified name of a code object (co_qualname, or recovered from the AST)."""
+    """The qualified name of a code object (co_qualname, or recovered from the AST).
+
+    Each code object is its own function: a property's setter and deleter, which share their
+    getter's qualname, are named ``Class.prop.fset`` and ``Class.prop.fdel`` (``.fget`` for a
+    getter replaced with ``@prop.getter``), from the decorator on the definition's first line
+    (``co_firstlineno`` is the first decorator's line).
+    """
     if _HAS_QUALNAME:
-        return code.co_qualname
+        return code.co_qualname + source.accessor_suffix(
+            linecache.getline(code.co_filename, code.co_firstlineno), code.co_name)
     scope = source.scope_of(code)
     if scope is not None:
         return scope.qualname
