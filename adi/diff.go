@@ -108,6 +108,9 @@ func stepKey(s StepView) string {
 	if s.Raise != nil {
 		b.WriteString("raise\x00" + s.Raise.String())
 	}
+	if s.Test != nil {
+		fmt.Fprintf(&b, "\x00test\x00%t", *s.Test)
+	}
 	return b.String()
 }
 

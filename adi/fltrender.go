@@ -183,10 +183,21 @@ func (r *fltRenderer) step(i int) {
 	for _, cont := range text[1:] {
 		lines = append(lines, r.pad+" | "+cont)
 	}
+	if s.Test != nil {
+		lines[len(lines)-1] += testOutcome(*s.Test)
+	}
 	for _, sub := range r.d.stepEvents(s) {
 		lines = append(lines, r.pad+" |   "+sub)
 	}
 	r.doc.add(chunk{lines: lines, first: i + 1, last: i + 1})
+}
+
+// testOutcome is what a step's test decided, written after its statement's last line.
+func testOutcome(taken bool) string {
+	if taken {
+		return "  → True"
+	}
+	return "  → False"
 }
 
 // stepEvents lists what a step did, one item per change, call and event, in the order

@@ -236,6 +236,10 @@ type Step struct {
 	Resume  bool       `json:"resume,omitempty"`  // first statement after a generator resumed
 	Yield   *string    `json:"yield,omitempty"`   // value yielded by this statement
 	Raise   *Exception `json:"raise,omitempty"`   // exception raised in or propagated into it
+	// Test is the outcome of the condition an if, elif, while, case or assert line tested (its
+	// body entered, the assert passed), told from the next statement executed; nil on other
+	// lines and when the test raised or suspended the frame.
+	Test *bool `json:"test,omitempty"`
 }
 
 // FLT is the Frame Lifetime Trace of one invocation: the frame (fid, caller, args, outcome) and

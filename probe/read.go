@@ -885,6 +885,12 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 		switch k {
 		case "resume":
 			st.Resume = v == true
+		case "test":
+			taken, ok := v.(bool)
+			if !ok {
+				return fmt.Errorf("test event: want a bool, got %T", v)
+			}
+			st.Test = &taken
 		case "yield":
 			var y string
 			if err := values([]any{v}, repr(&y)); err != nil {

@@ -25,6 +25,10 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 - ev: ``resume`` on the first step after a generator resumed, ``yield`` on the statement
   that suspended it, ``raise`` when an exception was raised in or propagated into the
   statement (StopIteration and StopAsyncIteration, which end iterations, are not reported).
+- Branch outcomes: ev ``test`` on an ``if``/``elif``/``while``/``case`` line says whether its
+  test entered the body, told from the next statement executed (inside the body or not; the
+  frame returning from the header: not), and on an ``assert``, whether it passed. Nothing is
+  evaluated again; a test that raised or suspended the frame has no outcome.
 """
 
 import dis
@@ -32,6 +36,7 @@ from time import perf_counter as _clock
 
 from . import source, usercode
 from .output import RAW_TYPES
+from .source import ASSERT as _ASSERT
 from .values import SCALARS as _SCALARS, exc_message  # noqa: F401 (also for recorder, runner, execute)
 
 EMPTY = ()
@@ -39,6 +44,8 @@ _NO_EVENTS = {}  # shared, never written to: a step with events gets its own dic
 _FLUSH_EVERY = 4095  # steps between flushes of the FLT batch (a mask)
 _VALUE_TYPES = frozenset((tuple, frozenset))  # immutable: rebinding to equal content is no change
 _QUIET = (StopIteration, StopAsyncIteration)
+_TAKEN = {"test": True}  # the ev of a step whose only event is its test's outcome (never written to)
+_NOT_TAKEN = {"test": False}
 
 # Called as stop_hook(stepper, key) each time a step starts (after ``visits`` counted it), when
 # a `stops` entry has a statement to run in the probe itself (execute.arm sets it); else None.
@@ -63,7 +70,8 @@ def spend(budget, seconds):
 class CodeFacts:
     """The per-code-object facts a stepper needs (computed once per code object)."""
 
-    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "_positions", "code", "argnames")
+    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "tests", "_positions", "code",
+                 "argnames")
 
     def __init__(self, code):
         self.code = code
@@ -71,12 +79,14 @@ class CodeFacts:
         scope = source.scope_of(code)
         if scope is None:
             self.keys, self.texts, self.loops, self.with_bodies, self.comp_spans = {}, {}, {}, {}, {}
+            self.tests = {}
         else:
             self.keys = scope.keys
             self.texts = scope.texts
             self.loops = scope.loops
             self.with_bodies = scope.with_bodies
             self.comp_spans = scope.comp_spans
+            self.tests = scope.tests
         self._positions = None
 
     def statements(self):
@@ -118,6 +128,7 @@ class Stepper:
         self.idx = idx
         self.facts = facts
         self.keys = facts.keys
+        self.tests = facts.tests    # key -> the body its test enters (source.Scope.tests)
         self.sink = sink            # list receiving the records (the FLT batch or a private buffer)
         self.buffered = buffered    # True: an exit condition decides whether the FLT is kept
         self.flush = flush          # writes the FLT batch (called every _FLUSH_EVERY steps)
@@ -170,6 +181,8 @@ class Stepper:
             else:
                 self.lasti = lasti
             if self.key is not None:
+                if self.key in self.tests:
+                    self._test(key)
                 self._close(frame)
             self._open(key)
         except Exception as exc:
@@ -229,6 +242,8 @@ class Stepper:
             kind = "unfinished"
         elif self.key is not None:
             try:
+                if self.key in self.tests and kind != "unfinished":
+                    self._test(None)
                 if frame is not None:
                     self._close(frame)
                 else:
@@ -248,6 +263,27 @@ class Stepper:
             self.callees = [idx]
         else:
             self.callees.append(idx)
+
+    def _test(self, nxt):
+        """Record the outcome of the current step's test, `nxt` being the next statement's key
+        (None: the frame ends in this step); see the module docstring."""
+        body = self.tests[self.key]
+        ev = self.ev
+        if body is _ASSERT:
+            if ev is _NO_EVENTS or "raise" not in ev:
+                taken = True
+            elif ev["raise"][0] == "AssertionError":
+                taken = False
+            else:
+                return
+        elif ev is not _NO_EVENTS and ("raise" in ev or "yield" in ev):
+            return
+        else:
+            taken = nxt is not None and body[0] <= nxt <= body[1]
+        if ev is _NO_EVENTS:
+            self.ev = _TAKEN if taken else _NOT_TAKEN
+        else:
+            ev["test"] = taken
 
     def _event(self, name, value):
         if self.ev is _NO_EVENTS:
@@ -288,6 +324,8 @@ class Stepper:
             return
         self.lasti = target
         if self.key is not None:
+            if self.key in self.tests:
+                self._test(key)
             self._close(frame)
         self._open(key)
 

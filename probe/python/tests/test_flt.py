@@ -47,10 +47,10 @@ class Loops(unittest.TestCase):
         self.assertEqual(self.rec.steps("loops:early#1"), [
             (10, "for k, x in enumerate(xs):", [("k", None, "0", "new"), ("x", None, "5", "new")], [],
              [(10, 1)], {}),
-            (11, "if x == target:", [], [], [(10, 1)], {}),
+            (11, "if x == target:", [], [], [(10, 1)], {"test": False}),
             (10, "for k, x in enumerate(xs):", [("k", "0", "1", "mod"), ("x", "5", "7", "mod")], [],
              [(10, 2)], {}),
-            (11, "if x == target:", [], [], [(10, 2)], {}),
+            (11, "if x == target:", [], [], [(10, 2)], {"test": True}),
             (12, "return k", [], [], [(10, 2)], {}),
         ])
 
@@ -63,11 +63,11 @@ class Loops(unittest.TestCase):
 
     def test_while_loop(self):
         self.assertEqual(self.rec.steps("loops:countdown#1"), [
-            (28, "while n > 0:", [], [], [(28, 1)], {}),
+            (28, "while n > 0:", [], [], [(28, 1)], {"test": True}),
             (29, "n -= 1", [("n", "2", "1", "mod")], [], [(28, 1)], {}),
-            (28, "while n > 0:", [], [], [(28, 2)], {}),
+            (28, "while n > 0:", [], [], [(28, 2)], {"test": True}),
             (29, "n -= 1", [("n", "1", "0", "mod")], [], [(28, 2)], {}),
-            (28, "while n > 0:", [], [], [(28, 3)], {}),
+            (28, "while n > 0:", [], [], [(28, 3)], {"test": False}),
             (30, "return n", [], [], [], {}),
         ])
 
@@ -91,7 +91,7 @@ class Exceptions(unittest.TestCase):
 
     def test_escaping_frames(self):
         self.assertEqual(self.rec.steps("exceptions:raiser#1"), [
-            (14, 'if kind == "value":', [], [], [], {}),
+            (14, 'if kind == "value":', [], [], [], {"test": True}),
             (15, 'raise ValueError("bad value %d" % 3)', [], [], [], {"raise": ["ValueError", "bad value 3"]}),
         ])
         self.assertEqual(self.rec.end("exceptions:raiser#1"), ["exception", 0])
@@ -164,7 +164,7 @@ class Recursion(unittest.TestCase):
     def test_callee_is_the_inner_invocation(self):
         rec = traced("recursion.py", "recursion:fact#2")
         self.assertEqual(rec.steps("recursion:fact#2"), [
-            (2, "if n <= 1:", [], [], [], {}),
+            (2, "if n <= 1:", [], [], [], {"test": False}),
             (4, "return n * fact(n - 1)", [], ["recursion:fact#3"], [], {}),
         ])
 
@@ -210,12 +210,12 @@ class Generators(unittest.TestCase):
             (2, "for i in range(n):", [("i", None, "0", "new")], [], [(2, 1)], {}),
             (3, "got = yield i", [], [], [(2, 1)], {"yield": "0"}),
             (3, "got = yield i", [("got", None, "1", "new")], [], [(2, 1)], {"resume": True}),
-            (4, "if got:", [], [], [(2, 1)], {}),
+            (4, "if got:", [], [], [(2, 1)], {"test": True}),
             (5, "n += got", [("n", "2", "3", "mod")], [], [(2, 1)], {}),
             (2, "for i in range(n):", [("i", "0", "1", "mod")], [], [(2, 2)], {}),
             (3, "got = yield i", [], [], [(2, 2)], {"yield": "1"}),
             (3, "got = yield i", [("got", "1", "None", "mod")], [], [(2, 2)], {"resume": True}),
-            (4, "if got:", [], [], [(2, 2)], {}),
+            (4, "if got:", [], [], [(2, 2)], {"test": False}),
             (2, "for i in range(n):", [], [], [(2, 3)], {}),
             (6, 'return "done"', [], [], [], {}),
         ])
@@ -245,19 +245,19 @@ class Generators(unittest.TestCase):
         header = sys.version_info >= (3, 10)  # 3.8/3.9 report no line for `while True:`
         expected = [(29, "total = 0", [("total", None, "0", "new")], [], [], {})]
         if header:
-            expected.append((30, "while True:", [], [], [(30, 1)], {}))
+            expected.append((30, "while True:", [], [], [(30, 1)], {"test": True}))
         expected += [
             (31, "x = yield total", [], [], [(30, 1)], {"yield": "0"}),
             (31, "x = yield total", [("x", None, "5", "new")], [], [(30, 1)], {"resume": True}),
-            (32, "if x is None:", [], [], [(30, 1)], {}),
+            (32, "if x is None:", [], [], [(30, 1)], {"test": False}),
             (34, "total += x", [("total", "0", "5", "mod")], [], [(30, 1)], {}),
         ]
         if header:
-            expected.append((30, "while True:", [], [], [(30, 2)], {}))
+            expected.append((30, "while True:", [], [], [(30, 2)], {"test": True}))
         expected += [
             (31, "x = yield total", [], [], [(30, 2)], {"yield": "5"}),
             (31, "x = yield total", [("x", "5", "None", "mod")], [], [(30, 2)], {"resume": True}),
-            (32, "if x is None:", [], [], [(30, 2)], {}),
+            (32, "if x is None:", [], [], [(30, 2)], {"test": True}),
             (33, "break", [], [], [(30, 2)], {}),
             (35, "return total", [], [], [], {}),
         ]
@@ -286,3 +286,27 @@ class Statements(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BranchOutcomes(unittest.TestCase):
+    """Each if/elif/while/case/assert line says what its test decided (ev "test")."""
+
+    def test_if_elif_while_assert(self):
+        rec = traced("branches.py", "branches:choose#1", "branches:choose#2", "branches:failing#1")
+        T, F = {"test": True}, {"test": False}
+        self.assertEqual([(s[0], s[5]) for s in rec.steps("branches:choose#1")], [
+            (2, T), (3, {}), (8, T), (9, {}), (8, T), (9, {}), (8, F), (10, T), (11, F)])
+        self.assertEqual([(s[0], s[5]) for s in rec.steps("branches:choose#2")], [
+            (2, F), (4, F), (7, {}), (8, F), (10, T), (11, F)])
+        # a test that raised has no outcome; a failing assert is False
+        steps = rec.steps("branches:failing#1")
+        self.assertEqual([(s[0], s[5]) for s in steps], [
+            (16, {}), (17, {"raise": ["ZeroDivisionError", "integer division or modulo by zero"]}),
+            (19, {}), (20, {}),
+            (21, {"raise": ["AssertionError", "too small"], "test": False})])
+
+    @unittest.skipIf(sys.version_info < (3, 10), "match needs 3.10")
+    def test_match_case(self):
+        rec = traced("branches_match.py", "branches_match:kind#1")
+        self.assertEqual([(s[0], s[5]) for s in rec.steps("branches_match:kind#1")], [
+            (2, {}), (3, {"test": False}), (5, {"test": True}), (6, {})])
