@@ -210,11 +210,15 @@ func (d detail) stepEvents(s StepView) []string {
 	for _, c := range s.Changes {
 		switch c.Kind {
 		case New:
-			out = append(out, fmt.Sprintf("+ %s = %s", c.Name, d.val(c.New)))
+			out = append(out, fmt.Sprintf("+ %s = %s", c.Target(), d.val(c.New)))
 		case Deleted:
-			out = append(out, "- "+c.Name)
+			out = append(out, "- "+c.Target())
+		case Appended:
+			out = append(out, fmt.Sprintf("~ %s: appended %s", c.Target(), d.val(c.New)))
+		case Same:
+			out = append(out, fmt.Sprintf("~ %s = %s (a new object, equal to the old)", c.Target(), d.val(c.New)))
 		default:
-			out = append(out, fmt.Sprintf("~ %s = %s (was %s)", c.Name, d.val(c.New), d.val(c.Old)))
+			out = append(out, fmt.Sprintf("~ %s = %s (was %s)", c.Target(), d.val(c.New), d.val(c.Old)))
 		}
 	}
 	for _, c := range s.Calls {

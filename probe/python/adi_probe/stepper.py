@@ -136,6 +136,7 @@ class Stepper:
         self.value = values.value
         self.big = values.big
         self.fingerprint = values.fingerprint
+        self.paths = values.paths
         self.max_steps = max_steps
         self.budget = budget        # [steps left] or [steps, seconds left] of eager FLTs (trace_all)
         self.timed = budget is not None and len(budget) > 1  # line() counts its time down
@@ -402,6 +403,19 @@ class Stepper:
         for name, v in frame.f_locals.items():
             snap[name] = (v, fingerprint(v), value(v))
 
+    def _paths(self, name, old, f, v, r, add):
+        """The changes inside a value whose text reads the same or that was changed in place:
+        each path that changed (``p.count``, ``rows[3]``) with its old and new text."""
+        found = self.paths(old[1], f, v)
+        if len(found) == 1 and found[0][0] == "" and found[0][3] == "mod":
+            add([name, old[2], r, "mod"])  # the value as a whole
+            return
+        for path, o, n, kind in found:
+            if path:
+                add([name, o, n, kind, path])
+            else:
+                add([name, o, n, kind])
+
     def _diff(self, frame):
         """ΔS of the step now ending; reprs are ints, bools and None themselves (output.py)."""
         loc = frame.f_locals
@@ -429,8 +443,21 @@ class Stepper:
                     continue
                 f = v
             else:
-                f = fingerprint(v)
-                if f == old[1] and (o is v or t in _VALUE_TYPES):
+                f = fingerprint(v, old[1])
+                if f is old[1] or f == old[1]:
+                    if o is v or t in _VALUE_TYPES:
+                        continue
+                    r = render(v)  # a new object, equal to the old one
+                    snap[name] = (v, f, r)
+                    add([name, None, r, "same"])
+                    continue
+                if o is v or type(o) is t:
+                    r = render(v)
+                    snap[name] = (v, f, r)
+                    if o is v or r == old[2]:
+                        self._paths(name, old, f, v, r, add)
+                    else:
+                        add([name, old[2], r, "mod"])
                     continue
             r = v if (t is int and nbig < v < big) or t in raw else render(v)
             snap[name] = (v, f, r)
