@@ -25,10 +25,15 @@
   Like rendering, it reads state without running the program's code (``type(v)``, never
   ``isinstance``, which reads a ``__class__`` property: django's ``SimpleLazyObject``
   evaluates itself there).
-  Builtin containers, instances (their ``__dict__``/slots) and numpy arrays are walked up to
-  ``FP_BUDGET`` nodes; past the budget a container is represented by its length only, so a
-  change far inside a huge structure that keeps every length the same is not detected.
+  A list or dict of scalars is kept whole as a copy (``"F"``; ``fingerprint(v, old)``
+  confirms an unchanged one with one comparison in C), a bytearray or array.array as its
+  bytes, a C object without attributes as its repr (``itertools.count``); other containers,
+  instances (their ``__dict__``/slots) and numpy arrays are walked up to ``FP_BUDGET`` nodes
+  and ``FP_DEPTH`` levels; past those a container is represented by its length only.
   Modules, functions, classes and other opaque objects are compared by identity only.
+- ``Values.paths(old, new, v)``: what changed between two fingerprints of a value, as paths
+  (``.count``, ``[99]``, ``['k']``) with old and new texts, items appended, keys added and
+  deleted (stepper.py writes them as changes with a path).
 - ``Values.args(values)``: reprs of call arguments plus ``fp``, a short deterministic string
   fingerprint of all argument values (no ids, no hash randomisation: stable across runs).
   For short exact scalars it is the argument list itself (``=1, 'a'``); otherwise a CRC of a
