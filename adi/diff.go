@@ -96,7 +96,7 @@ func stepKey(s StepView) string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(s.Line) + "\x00" + s.Stmt + "\x00")
 	for _, c := range s.Changes {
-		b.WriteString(c.Name + "\x00" + string(c.Kind) + "\x00" + c.Old + "\x00" + c.New + "\x00")
+		b.WriteString(c.Target() + "\x00" + string(c.Kind) + "\x00" + c.Old + "\x00" + c.New + "\x00")
 	}
 	for _, c := range s.Calls {
 		b.WriteString(c.funcName() + "\x00" + detail{}.outcome(c.Status, c.Return, c.Exception) + "\x00")
@@ -107,6 +107,9 @@ func stepKey(s StepView) string {
 	}
 	if s.Raise != nil {
 		b.WriteString("raise\x00" + s.Raise.String())
+	}
+	if s.Test != nil {
+		fmt.Fprintf(&b, "\x00test\x00%t", *s.Test)
 	}
 	return b.String()
 }

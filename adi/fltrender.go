@@ -257,10 +257,21 @@ func (r *fltRenderer) step(i int) {
 	for _, cont := range text[1:] {
 		lines = append(lines, r.pad+" | "+cont)
 	}
+	if s.Test != nil {
+		lines[len(lines)-1] += testOutcome(*s.Test)
+	}
 	for _, sub := range r.d.stepEvents(s) {
 		lines = append(lines, r.pad+" |   "+sub)
 	}
 	r.doc.add(chunk{lines: lines, first: i + 1, last: i + 1})
+}
+
+// testOutcome is what a step's test decided, written after its statement's last line.
+func testOutcome(taken bool) string {
+	if taken {
+		return "  → True"
+	}
+	return "  → False"
 }
 
 // stepEvents lists what a step did, one item per change, call and event, in the order
@@ -273,11 +284,15 @@ func (d detail) stepEvents(s StepView) []string {
 	for _, c := range s.Changes {
 		switch c.Kind {
 		case New:
-			out = append(out, fmt.Sprintf("+ %s = %s", c.Name, d.val(c.New)))
+			out = append(out, fmt.Sprintf("+ %s = %s", c.Target(), d.val(c.New)))
 		case Deleted:
-			out = append(out, "- "+c.Name)
+			out = append(out, "- "+c.Target())
+		case Appended:
+			out = append(out, fmt.Sprintf("~ %s: appended %s", c.Target(), d.val(c.New)))
+		case Same:
+			out = append(out, fmt.Sprintf("~ %s = %s (a new object, equal to the old)", c.Target(), d.val(c.New)))
 		default:
-			out = append(out, fmt.Sprintf("~ %s = %s (was %s)", c.Name, d.val(c.New), d.val(c.Old)))
+			out = append(out, fmt.Sprintf("~ %s = %s (was %s)", c.Target(), d.val(c.New), d.val(c.Old)))
 		}
 	}
 	for _, c := range s.Calls {

@@ -19,6 +19,7 @@ type StepView struct {
 	Resume  bool       `json:"resume,omitempty"`
 	Yield   *string    `json:"yield,omitempty"`
 	Raise   *Exception `json:"raise,omitempty"`
+	Test    *bool      `json:"test,omitempty"` // the outcome of the line's test (Step.Test)
 }
 
 // CallView is a call a statement made: the callee's fid and outcome.
@@ -42,7 +43,7 @@ func (t *Trace) FLTView(flt *FLT) *FLTView {
 	}
 	for i, s := range flt.Steps {
 		v.Steps[i] = StepView{Line: s.Line, Stmt: s.Stmt, Changes: s.Changes, Loop: s.Loop,
-			Resume: s.Resume, Yield: s.Yield, Raise: s.Raise}
+			Resume: s.Resume, Yield: s.Yield, Raise: s.Raise, Test: s.Test}
 		for _, c := range s.Callees {
 			v.Steps[i].Calls = append(v.Steps[i].Calls, t.callView(c))
 		}

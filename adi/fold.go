@@ -115,6 +115,9 @@ func writeStepSig(h hash.Hash64, s StepView) {
 	if s.Raise != nil {
 		h.Write([]byte("raise\x00" + s.Raise.Type + "\x00"))
 	}
+	if s.Test != nil {
+		h.Write([]byte(testOutcome(*s.Test)))
+	}
 	h.Write([]byte{0xff})
 }
 

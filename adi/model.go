@@ -209,19 +209,26 @@ type ChangeKind string
 
 // The kinds of state change (ΔS) a statement can cause.
 const (
-	New      ChangeKind = "new" // a variable bound for the first time
-	Modified ChangeKind = "mod" // rebound to another value, or mutated in place
-	Deleted  ChangeKind = "del" // unbound (del x)
+	New      ChangeKind = "new"  // a variable (or, with a Path, an attribute or key) bound for the first time
+	Modified ChangeKind = "mod"  // rebound to another value, or mutated in place
+	Deleted  ChangeKind = "del"  // unbound (del x, del d['k'])
+	Appended ChangeKind = "app"  // items appended to a list, bytearray or array: New lists them
+	Same     ChangeKind = "same" // rebound to a new object equal to the old one: New is its value
 )
 
-// Change is one element of ΔS: variable Name went from Old to New (bounded reprs). Old is empty
-// for New changes and New is empty for Deleted ones.
+// Change is one element of ΔS: variable Name, or the part of its value at Path (".count",
+// "[3]", "['k']"; empty: the variable itself), went from Old to New (bounded reprs). Old is empty
+// for New, Appended and Same changes, New is empty for Deleted ones.
 type Change struct {
 	Name string     `json:"name"`
+	Path string     `json:"path,omitempty"`
 	Old  string     `json:"old,omitempty"`
 	New  string     `json:"new,omitempty"`
 	Kind ChangeKind `json:"kind"`
 }
+
+// Target is what changed: the variable's name followed by the path inside its value.
+func (c Change) Target() string { return c.Name + c.Path }
 
 // LoopPos places a step inside one enclosing loop: the loop's header line and the 1-based
 // iteration the step belongs to.
@@ -241,6 +248,10 @@ type Step struct {
 	Resume  bool       `json:"resume,omitempty"`  // first statement after a generator resumed
 	Yield   *string    `json:"yield,omitempty"`   // value yielded by this statement
 	Raise   *Exception `json:"raise,omitempty"`   // exception raised in or propagated into it
+	// Test is the outcome of the condition an if, elif, while, case or assert line tested (its
+	// body entered, the assert passed), told from the next statement executed; nil on other
+	// lines and when the test raised or suspended the frame.
+	Test *bool `json:"test,omitempty"`
 }
 
 // FLT is the Frame Lifetime Trace of one invocation: the frame (fid, caller, args, outcome) and

@@ -97,9 +97,9 @@ func TestEngineDemoInvestigation(t *testing.T) {
 
 	c1 := do(t, s, "continue").Text
 	assert.Contains(t, c1, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)")
-	assert.Contains(t, c1, "Args: qty = 12, rate = 0.1\n\n  16 | if qty > BULK_QUANTITY:\n  17 | return rate\n\nReturn: 0.1\n")
+	assert.Contains(t, c1, "Args: qty = 12, rate = 0.1\n\n  16 | if qty > BULK_QUANTITY:  → True\n  17 | return rate\n\nReturn: 0.1\n")
 	c2 := do(t, s, "continue").Text
-	assert.Contains(t, c2, "Args: qty = 10, rate = 0.15\n\n  16 | if qty > BULK_QUANTITY:\n  18 | return 0.0\n\nReturn: 0.0\n")
+	assert.Contains(t, c2, "Args: qty = 10, rate = 0.15\n\n  16 | if qty > BULK_QUANTITY:  → False\n  18 | return 0.0\n\nReturn: 0.0\n")
 	c3 := do(t, s, "continue").Text
 	assert.Contains(t, c3, "no further hit")
 	p := do(t, s, "prev").Text

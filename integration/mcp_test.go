@@ -100,7 +100,7 @@ func TestMCPDemo(t *testing.T) {
 	assert.Equal(t, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate; hit 1 of 3)", lines[0])
 	assert.Contains(t, lines, "Frame: orders:bulk_rate#1   (caller orders:line_total#1, line 22)")
 	assert.Contains(t, lines, "Args: qty = 12, rate = 0.1")
-	assert.Contains(t, lines, "  16 | if qty > BULK_QUANTITY:")
+	assert.Contains(t, lines, "  16 | if qty > BULK_QUANTITY:  → True")
 	assert.Contains(t, lines, "  17 | return rate")
 	assert.Contains(t, lines, "Return: 0.1")
 

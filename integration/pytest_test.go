@@ -85,7 +85,7 @@ test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20
 	assert.Equal(t, `Frame: test_cart:TestLine.test_line#2   (entry frame)
 Args: self = <test_cart.TestLine object at 0x…>, qty = 20, price = 1.0
 
-  13 | assert cart.line_total(qty, price, 0.0) == qty * price
+  13 | assert cart.line_total(qty, price, 0.0) == qty * price  → True
      |   + @py_assert1 = None
      |   + @py_assert5 = None
      |   + @py_assert7 = None

@@ -110,7 +110,7 @@ func createDemo(t testing.TB, c *server.Client, id, dir string) server.CreateRes
 const fltBulkRate3 = `Frame: orders:bulk_rate#3   (caller orders:line_total#3, line 22)
 Args: qty = 10, rate = 0.15
 
-  16 | if qty > BULK_QUANTITY:
+  16 | if qty > BULK_QUANTITY:  → False
   18 | return 0.0
 
 Return: 0.0

@@ -823,8 +823,8 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 	}
 	for _, c := range items {
 		ch, ok := c.([]any)
-		if !ok || len(ch) != 4 {
-			return fmt.Errorf("a change is not [name, old, new, kind]")
+		if !ok || (len(ch) != 4 && len(ch) != 5) {
+			return fmt.Errorf("a change is not [name, old, new, kind] or [name, old, new, kind, path]")
 		}
 		var out adi.Change
 		var kind string
@@ -835,7 +835,12 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 			return fmt.Errorf("change: %w", err)
 		}
 		out.Kind = adi.ChangeKind(kind)
-		if kind != string(adi.New) {
+		if len(ch) == 5 {
+			if err := values(ch[4:], &out.Path); err != nil {
+				return fmt.Errorf("change path: %w", err)
+			}
+		}
+		if kind != string(adi.New) && kind != string(adi.Appended) && kind != string(adi.Same) {
 			if err := values(ch[1:], repr(&out.Old)); err != nil {
 				return fmt.Errorf("change: %w", err)
 			}
@@ -885,6 +890,12 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 		switch k {
 		case "resume":
 			st.Resume = v == true
+		case "test":
+			taken, ok := v.(bool)
+			if !ok {
+				return fmt.Errorf("test event: want a bool, got %T", v)
+			}
+			st.Test = &taken
 		case "yield":
 			var y string
 			if err := values([]any{v}, repr(&y)); err != nil {

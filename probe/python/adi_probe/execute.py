@@ -22,6 +22,12 @@ result goes to ``exec.json`` in the run's output directory: ``{"output": str, "v
 null, "exception": {"type", "message", "line"} or null}`` (``line`` counts within the
 statement). Calls the statement makes are not recorded: it runs inside the debugger's trace
 function, or the probe's own event handler, where the interpreter reports no events.
+
+A statement with a nested scope (a comprehension, generator expression, lambda or ``def``)
+runs with one namespace, the frame's globals updated with its locals, as pdb and debugpy do:
+run with separate globals and locals, a nested scope would not see the frame's locals
+(``[qty * i for i in range(3)]`` would raise NameError). The names the statement binds or
+rebinds are then written to the frame's locals, those it deletes are deleted there.
 """
 
 import _thread
@@ -31,6 +37,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 
 from . import debugger
 from . import stepper as stepper_mod
@@ -172,9 +179,9 @@ def _execute(stmt, frame, values):
             code = compile(stmt, STATEMENT, "eval")
         except SyntaxError:
             code = compile(stmt, STATEMENT, "exec")
-            exec(code, frame.f_globals, scope)
+            _run(exec, code, frame.f_globals, scope)
         else:
-            value = values.render_repr(eval(code, frame.f_globals, scope))
+            value = values.render_repr(_run(eval, code, frame.f_globals, scope))
     except BaseException as exc:  # the statement's own error (also SystemExit): report it
         exception = {"type": exc_type_name(type(exc)), "message": exc_message(exc, values.limit),
                      "line": _line_in_statement(exc)}
@@ -182,6 +189,32 @@ def _execute(stmt, frame, values):
         sys.stdout, sys.stderr = saved
         _write_back(frame)
     return {"output": buf.getvalue(), "value": value, "exception": exception}
+
+
+def _run(how, code, globs, scope):
+    """``how(code, globs, scope)`` (eval or exec); a code with a nested scope runs with one
+    namespace merged from both, and what it binds goes back to `scope` (see the module
+    docstring)."""
+    if scope is globs or not any(type(c) is types.CodeType for c in code.co_consts):
+        return how(code, globs, scope)
+    ns = dict(globs)
+    ns.update(scope)
+    before = dict(ns)
+    try:
+        return how(code, ns)
+    finally:
+        for name, v in ns.items():
+            if before.get(name, _UNBOUND) is not v:
+                scope[name] = v
+        for name in before:
+            if name not in ns and name in scope:
+                try:
+                    del scope[name]
+                except Exception:
+                    pass
+
+
+_UNBOUND = object()
 
 
 def _write_back(frame):

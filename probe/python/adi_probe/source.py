@@ -19,6 +19,10 @@ For every scope (module, class body, function, lambda) of a file this module kno
   (on 3.12+ they are inlined into the enclosing code and jump backwards inside the statement);
 - ``globals``: the names the scope declares with a ``global`` statement (its writes to them
   are changes of the frame's state, which ``frame.f_locals`` does not show).
+- ``tests``: key of a statement that tests a condition -> the (first, last) lines of the body
+  its test enters: ``if``/``elif``, ``while`` and ``case`` clauses whose body starts on a line
+  after the header (the stepper tells the outcome from the next statement executed); for an
+  ``assert``, ``ASSERT`` (it passed unless it raised AssertionError).
 
 Scopes are found by ``(co_firstlineno, co_name)``, which is how code objects identify them.
 """
@@ -36,12 +40,13 @@ _COMP_NAMES = {ast.ListComp: "<listcomp>", ast.SetComp: "<setcomp>",
 _INLINED_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp)
 _BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _MATCH_CASE = getattr(ast, "match_case", None)
+ASSERT = (0, -1)  # ``tests`` value of an assert statement: no body
 
 
 class Scope:
     """What is known about one scope (one code object) of a file; see the module docstring."""
 
-    __slots__ = ("qualname", "keys", "texts", "loops", "with_bodies", "comp_spans", "globals", "_spans")
+    __slots__ = ("qualname", "keys", "texts", "loops", "with_bodies", "comp_spans", "globals", "tests", "_spans")
 
     def __init__(self, qualname):
         self.qualname = qualname
@@ -51,6 +56,7 @@ class Scope:
         self.loops = {}
         self.with_bodies = {}
         self.comp_spans = {}
+        self.tests = {}
         self._spans = {}  # key -> [start, end] positions of the text, merged per line
 
 
@@ -144,6 +150,10 @@ class FileIndex:
             return
         if isinstance(node, _WITHS):
             scope.with_bodies[key] = (_start(node.body[0])[0], node.body[-1].end_lineno)
+        if isinstance(node, (ast.If, ast.While)):
+            _test_body(scope, key, node.body)
+        elif isinstance(node, ast.Assert):
+            scope.tests.setdefault(key, ASSERT)
         if isinstance(node, _LOOPS):
             self._body(scope, node.body, prefix, own_loops)
             self._body(scope, node.orelse, prefix, loops)
@@ -159,6 +169,7 @@ class FileIndex:
             self._body(scope, handler.body, prefix, loops)
         for case in getattr(node, "cases", None) or ():
             ckey = self._header(scope, self._case_start(case), case.body, loops)
+            _test_body(scope, ckey, case.body)
             if case.guard is not None:
                 self._expr(scope, case.guard, prefix, ckey)
             self._body(scope, case.body, prefix, loops)
@@ -236,6 +247,13 @@ def _decorator_accessor(node):
     if isinstance(d, ast.Attribute) and isinstance(d.value, ast.Name) and d.value.id == node.name:
         return _ACCESSORS.get(d.attr, "")
     return ""
+
+
+def _test_body(scope, key, body):
+    """Record the body a test at `key` enters, when the body starts on a later line."""
+    first = _start(body[0])[0]
+    if first > key:
+        scope.tests.setdefault(key, (first, body[-1].end_lineno))
 
 
 def _start(node):

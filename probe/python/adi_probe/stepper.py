@@ -28,6 +28,10 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 - ev: ``resume`` on the first step after a generator resumed, ``yield`` on the statement
   that suspended it, ``raise`` when an exception was raised in or propagated into the
   statement (StopIteration and StopAsyncIteration, which end iterations, are not reported).
+- Branch outcomes: ev ``test`` on an ``if``/``elif``/``while``/``case`` line says whether its
+  test entered the body, told from the next statement executed (inside the body or not; the
+  frame returning from the header: not), and on an ``assert``, whether it passed. Nothing is
+  evaluated again; a test that raised or suspended the frame has no outcome.
 """
 
 import dis
@@ -35,6 +39,7 @@ from time import perf_counter as _clock
 
 from . import source, usercode
 from .output import RAW_TYPES
+from .source import ASSERT as _ASSERT
 from .values import SCALARS as _SCALARS, exc_message  # noqa: F401 (also for recorder, runner, execute)
 
 EMPTY = ()
@@ -42,6 +47,8 @@ _NO_EVENTS = {}  # shared, never written to: a step with events gets its own dic
 _FLUSH_EVERY = 4095  # steps between flushes of the FLT batch (a mask)
 _VALUE_TYPES = frozenset((tuple, frozenset))  # immutable: rebinding to equal content is no change
 _QUIET = (StopIteration, StopAsyncIteration)
+_TAKEN = {"test": True}  # the ev of a step whose only event is its test's outcome (never written to)
+_NOT_TAKEN = {"test": False}
 
 # Called as stop_hook(stepper, key) each time a step starts (after ``visits`` counted it), when
 # a `stops` entry has a statement to run in the probe itself (execute.arm sets it); else None.
@@ -66,7 +73,7 @@ def spend(budget, seconds):
 class CodeFacts:
     """The per-code-object facts a stepper needs (computed once per code object)."""
 
-    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "_positions", "code", "argnames",
+    __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "tests", "_positions", "code", "argnames",
                  "globals")
 
     def __init__(self, code):
@@ -76,6 +83,7 @@ class CodeFacts:
         self.globals = ()  # names declared ``global`` (a module's own are its locals)
         if scope is None:
             self.keys, self.texts, self.loops, self.with_bodies, self.comp_spans = {}, {}, {}, {}, {}
+            self.tests = {}
         else:
             if scope.globals and code.co_name != "<module>":
                 self.globals = tuple(scope.globals)
@@ -84,6 +92,7 @@ class CodeFacts:
             self.loops = scope.loops
             self.with_bodies = scope.with_bodies
             self.comp_spans = scope.comp_spans
+            self.tests = scope.tests
         self._positions = None
 
     def statements(self):
@@ -125,6 +134,7 @@ class Stepper:
         self.idx = idx
         self.facts = facts
         self.keys = facts.keys
+        self.tests = facts.tests    # key -> the body its test enters (source.Scope.tests)
         self.sink = sink            # list receiving the records (the FLT batch or a private buffer)
         self.buffered = buffered    # True: an exit condition decides whether the FLT is kept
         self.flush = flush          # writes the FLT batch (called every _FLUSH_EVERY steps)
@@ -132,6 +142,7 @@ class Stepper:
         self.value = values.value
         self.big = values.big
         self.fingerprint = values.fingerprint
+        self.paths = values.paths
         self.max_steps = max_steps
         self.budget = budget        # [steps left] or [steps, seconds left] of eager FLTs (trace_all)
         self.timed = budget is not None and len(budget) > 1  # line() counts its time down
@@ -187,6 +198,8 @@ class Stepper:
                 self.lasti = lasti
                 self.lineno = lineno
             if self.key is not None:
+                if self.key in self.tests:
+                    self._test(key)
                 self._close(frame)
             self._open(key)
             if self.on_step is not None:
@@ -250,6 +263,8 @@ class Stepper:
             kind = "unfinished"
         elif self.key is not None:
             try:
+                if self.key in self.tests and kind != "unfinished":
+                    self._test(None)
                 if frame is not None:
                     self._close(frame)
                 else:
@@ -269,6 +284,27 @@ class Stepper:
             self.callees = [idx]
         else:
             self.callees.append(idx)
+
+    def _test(self, nxt):
+        """Record the outcome of the current step's test, `nxt` being the next statement's key
+        (None: the frame ends in this step); see the module docstring."""
+        body = self.tests[self.key]
+        ev = self.ev
+        if body is _ASSERT:
+            if ev is _NO_EVENTS or "raise" not in ev:
+                taken = True
+            elif ev["raise"][0] == "AssertionError":
+                taken = False
+            else:
+                return
+        elif ev is not _NO_EVENTS and ("raise" in ev or "yield" in ev):
+            return
+        else:
+            taken = nxt is not None and body[0] <= nxt <= body[1]
+        if ev is _NO_EVENTS:
+            self.ev = _TAKEN if taken else _NOT_TAKEN
+        else:
+            ev["test"] = taken
 
     def _event(self, name, value):
         if self.ev is _NO_EVENTS:
@@ -312,6 +348,8 @@ class Stepper:
             return
         self.lasti = target
         if self.key is not None:
+            if self.key in self.tests:
+                self._test(key)
             self._close(frame)
         self._open(key)
         if self.on_step is not None:
@@ -433,6 +471,19 @@ class Stepper:
             else:
                 changes.append(["global " + name, old[2], r, "mod"])
 
+    def _paths(self, name, old, f, v, r, add):
+        """The changes inside a value whose text reads the same or that was changed in place:
+        each path that changed (``p.count``, ``rows[3]``) with its old and new text."""
+        found = self.paths(old[1], f, v)
+        if len(found) == 1 and found[0][0] == "" and found[0][3] == "mod":
+            add([name, old[2], r, "mod"])  # the value as a whole
+            return
+        for path, o, n, kind in found:
+            if path:
+                add([name, o, n, kind, path])
+            else:
+                add([name, o, n, kind])
+
     def _diff(self, frame):
         """ΔS of the step now ending; reprs are ints, bools and None themselves (output.py)."""
         loc = frame.f_locals
@@ -460,8 +511,21 @@ class Stepper:
                     continue
                 f = v
             else:
-                f = fingerprint(v)
-                if f == old[1] and (o is v or t in _VALUE_TYPES):
+                f = fingerprint(v, old[1])
+                if f is old[1] or f == old[1]:
+                    if o is v or t in _VALUE_TYPES:
+                        continue
+                    r = render(v)  # a new object, equal to the old one
+                    snap[name] = (v, f, r)
+                    add([name, None, r, "same"])
+                    continue
+                if o is v or type(o) is t:
+                    r = render(v)
+                    snap[name] = (v, f, r)
+                    if o is v or r == old[2]:
+                        self._paths(name, old, f, v, r, add)
+                    else:
+                        add([name, old[2], r, "mod"])
                     continue
             r = v if (t is int and nbig < v < big) or t in raw else render(v)
             snap[name] = (v, f, r)

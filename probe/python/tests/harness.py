@@ -179,7 +179,8 @@ class Recording:
                                    "returned": None}
             elif r[0] == "step":
                 line, changes, callees, loop, ev = r[2:]
-                changes = [[c[0], None if c[3] == "new" else value(c[1]), None if c[3] == "del" else value(c[2]), c[3]]
+                changes = [[c[0], None if c[3] in ("new", "app", "same") else value(c[1]),
+                            None if c[3] == "del" else value(c[2]), c[3]] + list(c[4:])
                            for c in changes]
                 self.flts[r[1]]["steps"].append([line, changes, list(callees), [list(x) for x in loop], ev])
             elif r[0] == "end":

@@ -95,3 +95,18 @@ class ExecStop(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class NestedScopes(unittest.TestCase):
+    """A comprehension, generator expression or lambda in the statement sees the frame's locals."""
+
+    def test_comprehension_sees_locals(self):
+        rec = exec_at("countdown", 9, 1, "[n * i for i in range(3)], sum(n for _ in 'ab'), (lambda: n)()",
+                      "trace")
+        self.assertEqual(rec.exec_result, {"output": "", "value": "([0, 2, 4], 4, 2)", "exception": None})
+
+    def test_assignment_with_comprehension_reaches_the_frame(self):
+        rec = record(script("exec_stop.py"), stops=[
+            {"id": 0, "func": "exec_stop:countdown", "index": 1, "line": 9, "visit": 1,
+             "exec": "xs = [n + i for i in range(2)]\nprint(xs, [x for x in xs if x > n])"}])
+        self.assertEqual(rec.exec_result, {"output": "[2, 3] [3]\n", "value": None, "exception": None})

@@ -47,10 +47,10 @@ class Loops(unittest.TestCase):
         self.assertEqual(self.rec.steps("loops:early#1"), [
             (10, "for k, x in enumerate(xs):", [("k", None, "0", "new"), ("x", None, "5", "new")], [],
              [(10, 1)], {}),
-            (11, "if x == target:", [], [], [(10, 1)], {}),
+            (11, "if x == target:", [], [], [(10, 1)], {"test": False}),
             (10, "for k, x in enumerate(xs):", [("k", "0", "1", "mod"), ("x", "5", "7", "mod")], [],
              [(10, 2)], {}),
-            (11, "if x == target:", [], [], [(10, 2)], {}),
+            (11, "if x == target:", [], [], [(10, 2)], {"test": True}),
             (12, "return k", [], [], [(10, 2)], {}),
         ])
 
@@ -58,16 +58,16 @@ class Loops(unittest.TestCase):
         self.assertEqual(self.rec.lines("loops:skipping#1"),
                          [17, 18, 19, 20, 18, 19, 21, 23, 18, 19, 20, 18, 19, 21, 23, 18, 19, 21, 22, 24])
         steps = self.rec.steps("loops:skipping#1")
-        self.assertEqual(steps[7], (23, "kept.append(x)", [("kept", "[]", "[2]", "mod")], [], [(18, 2)], {}))
+        self.assertEqual(steps[7], (23, "kept.append(x)", [("kept", None, "2", "app")], [], [(18, 2)], {}))
         self.assertEqual([s[4] for s in steps[15:]], [[(18, 5)]] * 4 + [[]])
 
     def test_while_loop(self):
         self.assertEqual(self.rec.steps("loops:countdown#1"), [
-            (28, "while n > 0:", [], [], [(28, 1)], {}),
+            (28, "while n > 0:", [], [], [(28, 1)], {"test": True}),
             (29, "n -= 1", [("n", "2", "1", "mod")], [], [(28, 1)], {}),
-            (28, "while n > 0:", [], [], [(28, 2)], {}),
+            (28, "while n > 0:", [], [], [(28, 2)], {"test": True}),
             (29, "n -= 1", [("n", "1", "0", "mod")], [], [(28, 2)], {}),
-            (28, "while n > 0:", [], [], [(28, 3)], {}),
+            (28, "while n > 0:", [], [], [(28, 3)], {"test": False}),
             (30, "return n", [], [], [], {}),
         ])
 
@@ -91,7 +91,7 @@ class Exceptions(unittest.TestCase):
 
     def test_escaping_frames(self):
         self.assertEqual(self.rec.steps("exceptions:raiser#1"), [
-            (14, 'if kind == "value":', [], [], [], {}),
+            (14, 'if kind == "value":', [], [], [], {"test": True}),
             (15, 'raise ValueError("bad value %d" % 3)', [], [], [], {"raise": ["ValueError", "bad value 3"]}),
         ])
         self.assertEqual(self.rec.end("exceptions:raiser#1"), ["exception", 0])
@@ -106,7 +106,7 @@ class Exceptions(unittest.TestCase):
                                     {"raise": ["ValueError", "bad value 3"]}))
         self.assertEqual(steps[4], (29, "except (ValueError, AppError) as exc:",
                                     [("exc", None, "ValueError('bad value 3')", "new")], [], [(26, 1)], {}))
-        self.assertEqual(steps[5][2], [("results", "[]", "['ValueError']", "mod"),
+        self.assertEqual(steps[5][2], [("results", None, "'ValueError'", "app"),
                                        ("exc", "ValueError('bad value 3')", None, "del")])
         self.assertEqual([s[0] for s in steps], [25, 26, 27, 28, 29, 30, 26, 27, 28, 29, 30, 26, 31])
 
@@ -118,22 +118,16 @@ class Mutation(unittest.TestCase):
         box = OBJ % "Box"
         self.assertEqual(steps[:7], [
             (6, "xs = [1, 2]", [("xs", None, "[1, 2]", "new")], [], [], {}),
-            (7, "xs.append(3)", [("xs", "[1, 2]", "[1, 2, 3]", "mod")], [], [], {}),
+            (7, "xs.append(3)", [("xs", None, "3", "app")], [], [], {}),
             (8, "d = {}", [("d", None, "{}", "new")], [], [], {}),
-            (9, 'd["k"] = 1', [("d", "{}", "{'k': 1}", "mod")], [], [], {}),
+            (9, 'd["k"] = 1', [("d", None, "1", "new", "['k']")], [], [], {}),
             (10, "b = Box()", [("b", None, box, "new")], [], [], {}),
-            (11, "b.attr = 5", [("b", box, box, "mod")], [], [], {}),
+            (11, "b.attr = 5", [("b", None, "5", "new", ".attr")], [], [], {}),
             (12, "del d", [("d", "{'k': 1}", None, "del")], [], [], {}),
         ])
-        # a change past the repr limit: the text is the same, the change is still seen
-        line, text, changes, _, _, _ = steps[9]
-        self.assertEqual((line, text), (15, "big[90] = -1"))
-        self.assertEqual(len(changes), 1)
-        name, old, new, kind = changes[0]
-        self.assertEqual((name, kind), ("big", "mod"))
-        self.assertEqual(old, new)
-        self.assertTrue(new.endswith("...] (len=101)"), new)
-        self.assertEqual(steps[8][:2], (14, "big.append(100)"))
+        # a change past the repr limit is seen, and shown by its path
+        self.assertEqual(steps[9][:3], (15, "big[90] = -1", [("big", "90", "-1", "mod", "[90]")]))
+        self.assertEqual(steps[8][:3], (14, "big.append(100)", [("big", None, "100", "app")]))
         self.assertEqual(steps[10], (16, "total = (1 +\n         2 +\n         3)",
                                      [("total", None, "6", "new")], [], [], {}))
         # rebinding a tuple to an equal one is not a change
@@ -164,7 +158,7 @@ class Recursion(unittest.TestCase):
     def test_callee_is_the_inner_invocation(self):
         rec = traced("recursion.py", "recursion:fact#2")
         self.assertEqual(rec.steps("recursion:fact#2"), [
-            (2, "if n <= 1:", [], [], [], {}),
+            (2, "if n <= 1:", [], [], [], {"test": False}),
             (4, "return n * fact(n - 1)", [], ["recursion:fact#3"], [], {}),
         ])
 
@@ -172,15 +166,14 @@ class Recursion(unittest.TestCase):
 class Methods(unittest.TestCase):
     def test_callees_and_lambdas(self):
         rec = traced("methods.py", "methods:main#1", "methods:Counter.__init__#1")
-        counter = OBJ % "Counter"
         steps = rec.steps("methods:main#1")
-        self.assertEqual(steps[0], (28, "c = Counter.make(1)", [("c", None, counter, "new")],
+        self.assertEqual(steps[0], (28, "c = Counter.make(1)", [("c", None, "Counter(value=1)", "new")],
                                     ["methods:Counter.make#1"], [], {}))
-        self.assertEqual(steps[1], (29, "c.add(Counter.double(2))", [("c", counter, counter, "mod")],
+        self.assertEqual(steps[1], (29, "c.add(Counter.double(2))", [("c", "1", "5", "mod", ".value")],
                                     ["methods:Counter.double#1", "methods:Counter.add#1"], [], {}))
         self.assertEqual(steps[5][3], ["methods:main.<locals>.<lambda>#%d" % k for k in range(1, 5)])
         self.assertEqual(rec.steps("methods:Counter.__init__#1"), [
-            (5, "self.value = start", [("self", counter, counter, "mod")], [], [], {}),
+            (5, "self.value = start", [("self", None, "1", "new", ".value")], [], [], {}),
             (6, "Counter.instances += 1", [], [], [], {}),
         ])
 
@@ -210,12 +203,12 @@ class Generators(unittest.TestCase):
             (2, "for i in range(n):", [("i", None, "0", "new")], [], [(2, 1)], {}),
             (3, "got = yield i", [], [], [(2, 1)], {"yield": "0"}),
             (3, "got = yield i", [("got", None, "1", "new")], [], [(2, 1)], {"resume": True}),
-            (4, "if got:", [], [], [(2, 1)], {}),
+            (4, "if got:", [], [], [(2, 1)], {"test": True}),
             (5, "n += got", [("n", "2", "3", "mod")], [], [(2, 1)], {}),
             (2, "for i in range(n):", [("i", "0", "1", "mod")], [], [(2, 2)], {}),
             (3, "got = yield i", [], [], [(2, 2)], {"yield": "1"}),
             (3, "got = yield i", [("got", "1", "None", "mod")], [], [(2, 2)], {"resume": True}),
-            (4, "if got:", [], [], [(2, 2)], {}),
+            (4, "if got:", [], [], [(2, 2)], {"test": False}),
             (2, "for i in range(n):", [], [], [(2, 3)], {}),
             (6, 'return "done"', [], [], [], {}),
         ])
@@ -245,19 +238,19 @@ class Generators(unittest.TestCase):
         header = sys.version_info >= (3, 10)  # 3.8/3.9 report no line for `while True:`
         expected = [(29, "total = 0", [("total", None, "0", "new")], [], [], {})]
         if header:
-            expected.append((30, "while True:", [], [], [(30, 1)], {}))
+            expected.append((30, "while True:", [], [], [(30, 1)], {"test": True}))
         expected += [
             (31, "x = yield total", [], [], [(30, 1)], {"yield": "0"}),
             (31, "x = yield total", [("x", None, "5", "new")], [], [(30, 1)], {"resume": True}),
-            (32, "if x is None:", [], [], [(30, 1)], {}),
+            (32, "if x is None:", [], [], [(30, 1)], {"test": False}),
             (34, "total += x", [("total", "0", "5", "mod")], [], [(30, 1)], {}),
         ]
         if header:
-            expected.append((30, "while True:", [], [], [(30, 2)], {}))
+            expected.append((30, "while True:", [], [], [(30, 2)], {"test": True}))
         expected += [
             (31, "x = yield total", [], [], [(30, 2)], {"yield": "5"}),
             (31, "x = yield total", [("x", "5", "None", "mod")], [], [(30, 2)], {"resume": True}),
-            (32, "if x is None:", [], [], [(30, 2)], {}),
+            (32, "if x is None:", [], [], [(30, 2)], {"test": True}),
             (33, "break", [], [], [(30, 2)], {}),
             (35, "return total", [], [], [], {}),
         ]
@@ -286,3 +279,85 @@ class Statements(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BranchOutcomes(unittest.TestCase):
+    """Each if/elif/while/case/assert line says what its test decided (ev "test")."""
+
+    def test_if_elif_while_assert(self):
+        rec = traced("branches.py", "branches:choose#1", "branches:choose#2", "branches:failing#1")
+        T, F = {"test": True}, {"test": False}
+        self.assertEqual([(s[0], s[5]) for s in rec.steps("branches:choose#1")], [
+            (2, T), (3, {}), (8, T), (9, {}), (8, T), (9, {}), (8, F), (10, T), (11, F)])
+        self.assertEqual([(s[0], s[5]) for s in rec.steps("branches:choose#2")], [
+            (2, F), (4, F), (7, {}), (8, F), (10, T), (11, F)])
+        # a test that raised has no outcome; a failing assert is False
+        steps = rec.steps("branches:failing#1")
+        self.assertEqual([(s[0], s[5]) for s in steps], [
+            (16, {}), (17, {"raise": ["ZeroDivisionError", "integer division or modulo by zero"]}),
+            (19, {}), (20, {}),
+            (21, {"raise": ["AssertionError", "too small"], "test": False})])
+
+    @unittest.skipIf(sys.version_info < (3, 10), "match needs 3.10")
+    def test_match_case(self):
+        rec = traced("branches_match.py", "branches_match:kind#1")
+        self.assertEqual([(s[0], s[5]) for s in rec.steps("branches_match:kind#1")], [
+            (2, {}), (3, {"test": False}), (5, {"test": True}), (6, {})])
+
+
+class ChangePaths(unittest.TestCase):
+    """Changes are detected exactly (big lists and dicts, bytearray, array, deep nesting, C
+    objects without attributes) and shown by the path that changed."""
+
+    @classmethod
+    def setUpClass(cls):
+        rec = traced("truth_changes.py", "truth_changes:f#1")
+        cls.changes = {}
+        for line, _, changes, _, _, _ in rec.steps("truth_changes:f#1"):
+            cls.changes[line] = changes  # the last visit of each line
+
+    def test_exact_detection_with_paths(self):
+        c = self.changes
+        self.assertEqual(c[14], [("l256", "299", "-1", "mod", "[299]")])
+        self.assertEqual(c[16], [("b", "0", "1", "mod", "[5]")])
+        self.assertEqual(c[17], [("b", None, "120, 121", "app")])
+        self.assertEqual(c[19], [("a", "2", "7", "mod", "[1]")])
+        self.assertEqual(c[28], [("c", "count(0)", "count(1)", "mod")])
+        self.assertEqual(c[44], [("l100", "99", "-1", "mod", "[99]")])
+        # 301 levels of nesting: the innermost list got an item (the path keeps its ends)
+        deep = c[26][0]
+        self.assertEqual(deep[:4], ("deep", None, "1", "app"))
+        self.assertTrue(deep[4].startswith("[0][0]") and deep[4].endswith("[0][0]") and "\u2026" in deep[4]
+                        and len(deep[4]) <= 81, deep[4])
+
+    def test_attributes_slots_and_keys(self):
+        c = self.changes
+        self.assertEqual(c[30], [("p", None, "2", "app", ".items")])
+        self.assertEqual(c[31], [("p", "0", "1", "mod", ".count")])
+        self.assertEqual(c[33], [("s", None, "3", "app", ".b")])
+        self.assertEqual(c[34], [("s", "1", "5", "mod", ".a")])
+        self.assertEqual(c[36], [("led", None, "16", "app", ".rows")])
+        x30 = "'" + "x" * 30 + "'"
+        self.assertEqual(c[38], [("big", x30, "'changed'", "mod", "['7']")])
+        self.assertEqual(c[39], [("big", None, "1", "new", "['new']")])
+        self.assertEqual(c[40], [("big", x30, None, "del", "['3']")])
+
+    def test_new_object_equal_to_the_old(self):
+        self.assertEqual(self.changes[42], [("y", None, "[1]", "same")])
+
+
+class ObjectsFromAttributes(unittest.TestCase):
+    def test_objects_render_as_their_attributes(self):
+        rec = traced("truth_render.py", "truth_render:f#1", "truth_render:Custom.__init__#1")
+        self.assertEqual([s[2] for s in rec.steps("truth_render:f#1")][:5], [
+            [("p", None, "Plain(items=[1, 2], count=0)", "new")],
+            [("p", "0", "1", "mod", ".count")],
+            [("c", None, "Custom(a=3, b=6)", "new")],
+            [("d", None, "DC(x=1, y=2)", "new")],
+            [("e", None, OBJ % "Empty", "new")],
+        ])
+        # self in __init__: the attributes that exist so far
+        inv = rec.get("truth_render:Custom.__init__#1")
+        self.assertEqual(inv.args, [("self", "Custom()"), ("a", "3")])
+        self.assertEqual([s[2] for s in rec.steps("truth_render:Custom.__init__#1")], [
+            [("self", None, "3", "new", ".a")], [("self", None, "6", "new", ".b")]])

@@ -226,7 +226,7 @@ class NoProgramCode(unittest.TestCase):
         self.assertEqual(Watched.ran, [])
 
     def test_getattr_and_getattribute_hooks(self):
-        self.assertEqual(self.look(GetattrHook()), "<%s.GetattrHook object at 0x\u2026>" % __name__)
+        self.assertEqual(self.look(GetattrHook()), "GetattrHook(a=1)")
         self.assertEqual(Watched.ran, [])
 
     def test_exception_str(self):
