@@ -64,10 +64,10 @@ func TestServerAgreesWithAPIDocs(t *testing.T) {
 	})
 
 	t.Run("the documented unknown-param example", func(t *testing.T) {
-		const message = `adi.step_into: unknown param "fram"; it takes {session, frame, budget?}`
+		const message = `adi.step_into: unknown param "fram"; it takes {session, frame, budget?, watch?, loop?, loop_index?}`
 		status, body := postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":3,"method":"adi.step_into","params":{"session":"demo","fram":"bulk_rate#3"}}`)
 		require.Equal(t, http.StatusOK, status, body)
-		assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":`+string(jsonString(message))+`,"data":{"kind":"invalid_params","valid":["session","frame","budget"]}}}`, body)
+		assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":`+string(jsonString(message))+`,"data":{"kind":"invalid_params","valid":["session","frame","budget","watch","loop","loop_index"]}}}`, body)
 		doc, err := os.ReadFile(filepath.Join("..", "docs", "api.md"))
 		require.NoError(t, err)
 		assert.Contains(t, string(doc), "`"+message+"`", "docs/api.md shows this answer")
@@ -89,7 +89,7 @@ func TestServerAgreesWithAPIDocs(t *testing.T) {
 			"Matches 1 invocation(s): orders:bulk_rate#2. Next: continue.\n", text)
 		status, body = postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":6,"method":"adi.run","params":{"session":"demo","line":"break bulk_rate --cond"}}`)
 		require.Equal(t, http.StatusOK, status, body)
-		assert.JSONEq(t, `{"jsonrpc":"2.0","id":6,"error":{"code":-32003,"message":"adi.run: break: --cond needs a condition, e.g. --cond 'x > 3'; usage: break FUNC [CONDITION]","data":{"kind":"bad_input"}}}`, body)
+		assert.JSONEq(t, `{"jsonrpc":"2.0","id":6,"error":{"code":-32003,"message":"adi.run: break: --cond needs a condition, e.g. --cond 'x > 3'; usage: break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]","data":{"kind":"bad_input"}}}`, body)
 	})
 
 	t.Run("the Bearer scheme is case-insensitive", func(t *testing.T) {

@@ -22,7 +22,7 @@ func TestCLIReferenceFlags(t *testing.T) {
 	res := r.run("break", cmd, "orders.py:line_total", "--cond", "rate == 0.0", "--if-eval-lineno", "24", "--full-watch", "rate,discount")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, "Breakpoint set: orders:line_total if rate == 0.0  (checked when line 24 starts, with the locals then); orders:line_total was called 3 time(s); 1 breakpoint(s) in all.\n"+
-		"Matches 2 invocation(s): orders:line_total#2, orders:line_total#3. Next: continue.\n", res.stdout)
+		"Matches 2 invocation(s): orders:line_total#2, orders:line_total#3. Next: adi continue.\n", res.stdout)
 
 	res = r.run("continue", "--full-watch", "rate,discount")
 	require.Equal(t, 0, res.code, res.stderr)
@@ -48,7 +48,7 @@ Return: 3.6
 	res = r.run("break", cmd, "orders.py:bulk_rate", "--on-return", "-c", "_return == 0.0")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, "Breakpoint set: orders:bulk_rate if _return == 0.0  (checked at exit); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\n"+
-		"Matches 2 invocation(s): orders:bulk_rate#2, orders:bulk_rate#3. Next: continue.\n", res.stdout)
+		"Matches 2 invocation(s): orders:bulk_rate#2, orders:bulk_rate#3. Next: adi continue.\n", res.stdout)
 	res = r.run("continue", "--full-watch", "rate")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, `continue → orders:bulk_rate#2  (breakpoint orders:bulk_rate if _return == 0.0; hit 1 of 2)
@@ -57,7 +57,7 @@ Frame: orders:bulk_rate#2   (caller orders:line_total#2, line 22)
 Args: rate = 0.0
 Watching: rate (the other variables are not shown)
 
-  16 | if qty > BULK_QUANTITY:
+  16 | if qty > BULK_QUANTITY:  → False
   18 | return 0.0
 
 Return: 0.0
@@ -85,7 +85,7 @@ Args: items = [{'name': 'apple', 'qty': 12, 'price': 0.5}, {'name': 'pear', 'qty
   30 | for item in items:   [iteration 1]
      |   + item = {'name': 'apple', 'qty': 12, 'price': 0.5}
   31 | totals.append(line_total(item, rules))
-     |   ~ totals = [5.4] (was [])
+     |   ~ totals: appended 5.4
      |   → orders:line_total#1 → 5.4
      ┆ … iterations 2–4 of line 30 folded (3 iterations, 2 different paths; changing: item, totals; calls: line_total ×2)
   32 | return totals
@@ -104,7 +104,7 @@ Watching: totals (the other variables are not shown)
      ┆ … iterations 1–2 of line 30 folded (2 iterations, 2 different paths; changing: totals; calls: line_total ×2)
   30 | for item in items:   [iteration 3]
   31 | totals.append(line_total(item, rules))
-     |   ~ totals = [5.4, 3.6, 20.0] (was [5.4, 3.6])
+     |   ~ totals: appended 20.0
      |   → orders:line_total#3 → 20.0
      ┆ … iteration 4 of line 30 folded (1 iteration, same path; changing: nothing)
   32 | return totals
@@ -141,7 +141,7 @@ print(main())
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Contains(t, res.stderr, "adi: recorded `python words.py`: ", "the target is recorded again, with the library file")
 	stmtLine := capwordsReturnLine(t, lib)
-	assert.Equal(t, `break → string:capwords#1  (breakpoint string:capwords  (every call) set; continue moves to its next hit)
+	assert.Equal(t, `break → string:capwords#1  (breakpoint string:capwords  (every call) set; adi continue moves to its next hit)
 
 Frame: string:capwords#1   (caller words:main#1, line 5)
 Args: s = 'hello big world', sep = None

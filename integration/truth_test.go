@@ -47,9 +47,9 @@ func TestEngineTruth(t *testing.T) {
 		"  truth:gen#1() → closed (GeneratorExit) at line 23\n",
 		"  truth:gen#2() → closed (GeneratorExit) at line 23\n",
 		"  truth:gen#3() → closed (GeneratorExit) at line 23\n",
-		"  truth:Account.doubled.fset#1(self=<__main__.Account object at 0x…>, value=10) → None\n" +
-			"  truth:Account.doubled#1(self=<__main__.Account object at 0x…>) → 10\n" +
-			"  truth:Account.doubled.fdel#1(self=<__main__.Account object at 0x…>) → None\n",
+		"  truth:Account.doubled.fset#1(self=Account(balance=3), value=10) → None\n" +
+			"  truth:Account.doubled#1(self=Account(balance=5)) → 10\n" +
+			"  truth:Account.doubled.fdel#1(self=Account(balance=5)) → None\n",
 	} {
 		assert.Contains(t, tree, want)
 	}

@@ -72,15 +72,15 @@ describe('the viewer investigates the demo bug', () => {
     await title(page, 'orders:price_items#1');
     const nav = line(page, 30).locator('.loop-nav');
     assert.equal(await nav.locator('select').inputValue(), '1');
-    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals = [] → [5.4]');
+    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals: appended 5.4');
     await nav.locator('.iter-next').click();
-    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals = [5.4] → [5.4, 3.6]');
+    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals: appended 3.6');
     await line(page, 30).locator('.loop-nav select').selectOption('3');
-    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals = [5.4, 3.6] → [5.4, 3.6, 20.0]');
+    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals: appended 20.0');
     assert.equal((await line(page, 31).locator('button.callee').textContent()).trim(), '↘ line_total#3 → 20.0');
     assert.deepEqual(await line(page, 30).locator('.loop-nav option').allTextContents(), ['1', '2', '3', '4 (exit)']);
     await line(page, 30).locator('.loop-nav .iter-prev').click();
-    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals = [5.4] → [5.4, 3.6]');
+    await waitText(page, '#flt li.line[data-line="31"] .change-text', 'totals: appended 3.6');
     await shot(page, '03-loop-iteration-2');
   });
 

@@ -141,13 +141,17 @@ function stepInfo(i, several) {
   return out;
 }
 
-/** change renders one element of ΔS; .change-text holds exactly the recorded text. */
+/** change renders one element of ΔS, named by what changed (the variable and the path inside it,
+ * `p.count`, `rows[2]`); .change-text holds exactly the recorded text. */
 function change(c) {
-  const kind = {new: 'new', mod: 'modified', del: 'deleted'}[c.kind] ?? c.kind;
+  const kind = {new: 'new', mod: 'modified', del: 'deleted', app: 'appended', same: 'new object'}[c.kind] ?? c.kind;
+  const target = c.name + (c.path ?? '');
   let text;
-  if (c.kind === 'mod') text = `${c.name} = ${c.old} → ${c.new}`;
-  else if (c.kind === 'del') text = c.name;
-  else text = `${c.name} = ${c.new}`;
+  if (c.kind === 'mod') text = `${target} = ${c.old} → ${c.new}`;
+  else if (c.kind === 'del') text = target;
+  else if (c.kind === 'app') text = `${target}: appended ${c.new}`;
+  else if (c.kind === 'same') text = `${target} = ${c.new} (a new object, equal to the old)`;
+  else text = `${target} = ${c.new}`;
   return h('li', {class: `change ${c.kind}`},
     h('span', {class: 'kind'}, kind), ' ', value(text, 'change-text'),
     c.kind === 'del' && c.old ? h('span', {class: 'was'}, ' was ', value(c.old)) : null);
