@@ -120,8 +120,9 @@ func parseBreak(w *words) (Command, error) {
 	for w.more() {
 		start := w.pos
 		word, err := w.next()
-		if err != nil {
-			return nil, usageErr("break", err.Error())
+		if err != nil { // not an option: the condition is raw Python text, quotes and all
+			w.pos = start
+			break
 		}
 		opt, inline, _ := strings.Cut(word, "=")
 		switch opt {
