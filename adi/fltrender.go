@@ -133,7 +133,7 @@ func (r *fltRenderer) footer() string {
 	case Returned:
 		line := "Return: " + r.d.val(f.Return)
 		if f.Yields > 0 {
-			line += fmt.Sprintf("  (a generator; it suspended %d time(s))", f.Yields)
+			line += fmt.Sprintf("  (%s; it suspended %d time(s))", suspender(f), f.Yields)
 		}
 		return line
 	case Raised:
@@ -141,7 +141,7 @@ func (r *fltRenderer) footer() string {
 			return "Raised: (exception unknown)"
 		}
 		if f.Exception.Closes() {
-			return closedText("Closed", f.Exception) + fmt.Sprintf("  (a generator; it suspended %d time(s))", f.Yields)
+			return closedText("Closed", f.Exception) + fmt.Sprintf("  (%s; it suspended %d time(s))", suspender(f), f.Yields)
 		}
 		line := "Raised: " + r.d.val(f.Exception.String())
 		if f.Exception.Line > 0 {
@@ -151,9 +151,21 @@ func (r *fltRenderer) footer() string {
 	default:
 		line := "Unfinished: the run ended while this invocation was still active or suspended"
 		if f.Yields > 0 {
-			line += fmt.Sprintf(" (a generator; it suspended %d time(s))", f.Yields)
+			line += fmt.Sprintf(" (%s; it suspended %d time(s))", suspender(f), f.Yields)
 		}
 		return line + "."
+	}
+}
+
+// suspender says what kind of frame suspended: "a generator", "a coroutine", "an async generator".
+func suspender(f FrameSummary) string {
+	switch f.Kind {
+	case "coroutine":
+		return "a coroutine"
+	case "async generator":
+		return "an async generator"
+	default:
+		return "a generator"
 	}
 }
 

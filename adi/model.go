@@ -135,6 +135,9 @@ type Frame struct {
 type Code struct {
 	File string
 	Line int32 // first line of the function's definition
+	// Kind is what an invocation of it is: "" (a function or a module's body), "generator",
+	// "coroutine", "async generator" or "class" (a class body).
+	Kind string
 }
 
 // Arguments are an invocation's arguments: their bounded reprs, and the fingerprint of their

@@ -22,6 +22,9 @@ type FrameSummary struct {
 	Return    string     `json:"return,omitempty"`
 	Exception *Exception `json:"exception,omitempty"`
 	Yields    int        `json:"yields,omitempty"`
+	// Kind is what the invocation is when not a plain function's: "generator", "coroutine",
+	// "async generator" or "class" (a class body, whose Return reads "class NAME").
+	Kind string `json:"kind,omitempty"`
 	// Target is "file:qualname#N", the peer tool's frame target.
 	Target string `json:"target"`
 	// LineTarget is "file:line#N" (line = the def line); empty when that line would resolve to
@@ -35,6 +38,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 	s := FrameSummary{
 		FID: f.FID.String(), Frame: j, CallLine: int(f.CallLine), File: f.File, Line: int(f.Line),
 		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
+		Kind:   f.Code.Kind,
 		Target: f.File + ":" + ShortName(f.FID.Func) + "#" + strconv.Itoa(f.FID.Index),
 	}
 	if s.Args == nil {

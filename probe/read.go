@@ -389,6 +389,9 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			return err
 		}
 		c.def = &adi.Code{File: c.file, Line: int32(c.line)}
+		if len(rec) > 5 { // probes since issue 13 write what the code is
+			c.def.Kind, _ = rec[5].(string)
+		}
 		d.codes[cid] = c
 	case "thread":
 		var tid int

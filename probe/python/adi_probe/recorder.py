@@ -43,6 +43,7 @@ produce) marks the exit as an exception.
 """
 
 import dis
+import gc
 import itertools
 import sys
 import threading
@@ -60,6 +61,7 @@ FAST, SLOW, WRITTEN = 0, 1, 2  # E_STATE values
 TRACE, PROFILE, MONITOR = "trace", "profile", "monitor"  # how a thread's hooks receive events
 
 _GEN_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+_NEWLOCALS = 0x2  # every function's code has it; module and class bodies do not
 _FLUSH_MASK = 2047
 _id = id
 _YIELD_REPORTS_NEXT = sys.version_info >= (3, 13)
@@ -70,7 +72,7 @@ class CodeInfo:
 
     __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
-                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test")
+                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test", "kind", "is_class")
 
     def __init__(self, cid, func, next_ids, code, watch, render, budget, is_import=False):
         self.cid = cid
@@ -83,9 +85,14 @@ class CodeInfo:
         self.nargs = len(keys)
         self.arg0 = self.argnames[0] if keys else None
         self.is_gen = bool(code.co_flags & _GEN_FLAGS)
+        self.kind = _kind(code)  # the code record's kind: "", "generator", "coroutine", "async generator", "class"
+        # a class body: it returns its namespace's __class__ cell (or None), which is not a value of
+        # the program; its return is written as "class NAME" (leave, below)
+        self.is_class = self.kind == "class"
         self.watch = watch
         self.is_import = is_import  # the body of a module being imported (not the main module)
-        self.plain = not self.is_gen and watch is None and not is_import  # nothing to do at entry/exit
+        # nothing to do at entry/exit
+        self.plain = not self.is_gen and watch is None and not is_import and not self.is_class
         self.state0 = FAST if self.plain else SLOW  # E_STATE of a new entry
         self.facts = None
         self.stmts_sent = False
@@ -106,6 +113,31 @@ class CodeInfo:
         self.yield_offsets = frozenset(yields)
         self.first_lasti = min(resumes) if resumes else -1
         self.lines = _line_table(code)
+
+
+def _kind(code):
+    """What a code object's invocations are, for the reader: "" for a plain function or a module."""
+    flags = code.co_flags
+    if flags & 0x200:
+        return "async generator"
+    if flags & 0x80:
+        return "coroutine"
+    if flags & (0x20 | 0x100):
+        return "generator"
+    if not flags & _NEWLOCALS and code.co_name != "<module>":
+        return "class"
+    return ""
+
+
+def _unwrap(value):
+    """The value an async generator yielded: 3.8-3.12 hand the trace/monitoring hooks the
+    interpreter's ``async_generator_wrapped_value`` around it, which has no Python attribute;
+    ``gc.get_referents`` reads its one reference in C (no code of the program runs)."""
+    if type(value).__name__ == "async_generator_wrapped_value":
+        refs = gc.get_referents(value)
+        if len(refs) == 1:
+            return refs[0]
+    return value
 
 
 def _opcodes(*names):
@@ -285,7 +317,7 @@ class Recorder:
             if self.cfg.light and info.watch is None:
                 info.light = True
                 info.render = _no_value
-            self.out.calls.append(("code", info.cid, func, path, code.co_firstlineno, info.argkeys))
+            self.out.calls.append(("code", info.cid, func, path, code.co_firstlineno, info.argkeys, info.kind))
             self.codes[key] = info
             return info
 
@@ -547,12 +579,17 @@ class Recorder:
             st = e[E_STEP]
             if kind == "return":
                 t = type(value)
-                r = value if (t is int and nbig < value < big) or t in raw else info.render(value)
+                if info.is_class:
+                    r = "class " + info.code.co_name  # not the __class__ cell (CodeInfo.is_class)
+                else:
+                    r = value if (t is int and nbig < value < big) or t in raw else info.render(value)
                 if e[E_STATE] == WRITTEN:
                     calls_append(("ret", idx, r))
                 else:
                     calls_append(("callret", idx, info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP], r))
             elif kind == "yield":
+                if info.kind == "async generator":
+                    value = _unwrap(value)
                 r = info.render(value)
                 frame = e[E_FRAME]
                 calls_append(("yield", idx, r, frame.f_lineno))
@@ -582,8 +619,8 @@ class Recorder:
                 importing[0] -= 1
             if st is not None:
                 if kind == "return":
-                    st.returned = value if (type(value) is int and nbig < value < big) or type(value) in raw \
-                        else full_render(value)
+                    st.returned = r if info.is_class else value if (type(value) is int and nbig < value < big) \
+                        or type(value) in raw else full_render(value)
                 st.finish(e[E_FRAME], kind)
                 if rec.stepper_ended is not None:
                     rec.stepper_ended(e)

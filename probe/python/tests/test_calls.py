@@ -62,7 +62,7 @@ class Exceptions(unittest.TestCase):
         self.assertEqual(rec.returncode, 0, rec.stderr)
         self.assertEqual(outcome_table(rec), {
             "exceptions:<module>#1": (None, [], ("ret", "None")),
-            "exceptions:AppError#1": ("exceptions:<module>#1", [], ("ret", "None")),
+            "exceptions:AppError#1": ("exceptions:<module>#1", [], ("ret", "class AppError")),
             "exceptions:main#1": ("exceptions:<module>#1", [], ("ret", "None")),
             "exceptions:caught_inside#1": ("exceptions:main#1", [("x", "0")], ("ret", "-1")),
             "exceptions:caught_inside#2": ("exceptions:main#1", [("x", "5")], ("ret", "2")),
@@ -95,7 +95,7 @@ class MethodsClosuresLambdas(unittest.TestCase):
         obj = "<__main__.Counter object at 0x\u2026>"
         self.assertEqual(outcome_table(rec), {
             "methods:<module>#1": (None, [], ("ret", "None")),
-            "methods:Counter#1": ("methods:<module>#1", [], ("ret", "None")),
+            "methods:Counter#1": ("methods:<module>#1", [], ("ret", "class Counter")),
             "methods:main#1": ("methods:<module>#1", [], ("ret", "([3, 2, 1], 49)")),
             "methods:Counter.make#1": ("methods:main#1", [("cls", "<class '__main__.Counter'>"), ("start", "1")],
                                        ("ret", "Counter(value=1)")),
