@@ -3,16 +3,18 @@ package adi
 import (
 	"errors"
 	"fmt"
+
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
 // ErrNotFound marks every error about a function, fid or line that the recording does not
-// contain. Callers test it with errors.Is to choose an error code.
-var ErrNotFound = errors.New("not found")
+// contain. It is the kind errkind.NotFound; callers test it with errors.Is.
+var ErrNotFound error = errkind.NotFound
 
 // ErrBadInput marks every error about input that cannot be understood or used as typed (a
-// malformed reference or command, an ambiguous name, a missing argument). Callers test it with
-// errors.Is to choose an error code.
-var ErrBadInput = errors.New("bad input")
+// malformed reference or command, an ambiguous name, a missing argument). It is the kind
+// errkind.BadInput; callers test it with errors.Is.
+var ErrBadInput error = errkind.BadInput
 
 // kindError is an error of a kind (ErrNotFound, ErrBadInput) whose text is only its message: the
 // kind is for errors.Is, not for the reader.

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,13 +13,15 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/internal/reaper"
 	"github.com/adi-bridge/adi/internal/sessionid"
 )
 
-// ErrNoSession is wrapped by errors about a session id that does not exist.
-var ErrNoSession = errors.New("no such session")
+// ErrNoSession is wrapped by errors about a session id that does not exist. It is the kind
+// errkind.SessionNotFound.
+var ErrNoSession error = errkind.SessionNotFound
 
 // ManagerConfig configures a Manager.
 type ManagerConfig struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/probe"
 	"github.com/adi-bridge/adi/target"
 )
@@ -277,8 +277,8 @@ func (s *Session) Close() {
 	s.emit(Event{Session: s.ID, Kind: "closed"})
 }
 
-// ErrClosed is returned by commands on a closed session.
-var ErrClosed = errors.New("session closed")
+// ErrClosed is returned by commands on a closed session. It is the kind errkind.SessionClosed.
+var ErrClosed error = errkind.SessionClosed
 
 // FLT returns the FLT of T[j], recording it (with the next breakpoint hits) when it is not cached.
 func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {

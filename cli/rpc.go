@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/server"
 )
 
@@ -132,7 +133,8 @@ func (c *rpcClient) call(ctx context.Context, method string, params, out any) er
 }
 
 // ErrInterrupted is wrapped by the error of a call interrupted by the user (Ctrl-C).
-var ErrInterrupted = errors.New("interrupted")
+// Its kind is errkind.Cancelled.
+var ErrInterrupted = errkind.Sentinel(errkind.Cancelled, "interrupted")
 
 // callID returns a JSON-RPC id no other client uses, so that $/cancelRequest (which the daemon
 // matches by id among the HTTP requests it runs) cancels this call only.

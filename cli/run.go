@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/server"
 )
@@ -276,22 +277,19 @@ func flush(env *Env, inv Invocation, results []json.RawMessage) {
 	}
 }
 
-// fail prints an error as one line and returns ExitFailed (ExitInterrupted for Ctrl-C).
+// fail prints an error as one line beginning with "adi: " and returns the exit status of its
+// kind (errkind's table: ExitFailed, or ExitInterrupted for Ctrl-C).
 func fail(env *Env, err error) int {
-	msg := err.Error()
+	msg, kind := err.Error(), errkind.Of(err)
 	var re *server.Error
 	if errors.As(err, &re) {
-		msg = re.Message
+		msg, kind = re.Message, errkind.ByRPC(re.Code)
 	}
-	msg = strings.Join(strings.Fields(msg), " ")
-	if !strings.HasPrefix(msg, "adi:") {
-		msg = "adi: " + msg
-	}
-	fmt.Fprintln(env.Stderr, msg)
 	if errors.Is(err, ErrInterrupted) {
-		return ExitInterrupted
+		kind = errkind.Cancelled
 	}
-	return ExitFailed
+	fmt.Fprintln(env.Stderr, errkind.Prefixed(msg))
+	return kind.Exit()
 }
 
 // Sessions lists the daemon's sessions.

@@ -8,11 +8,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/hashicorp/go-hclog"
 )
 
 // ErrClosed is returned by calls on a Client whose connection has ended.
-var ErrClosed = errors.New("DAP connection closed")
+// Its kind is errkind.AdapterGone.
+var ErrClosed = errkind.Sentinel(errkind.AdapterGone, "DAP connection closed")
 
 // ResponseError is a response with success=false.
 type ResponseError struct {

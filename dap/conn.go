@@ -18,10 +18,11 @@ package dap
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
 // Message is one DAP message: the envelope fields decoded, and the message exactly as it was read
@@ -40,7 +41,8 @@ type Message struct {
 }
 
 // ErrMalformed is wrapped by every error about bytes that are not a DAP message.
-var ErrMalformed = errors.New("malformed DAP message")
+// Its kind is errkind.InvalidRequest.
+var ErrMalformed = errkind.Sentinel(errkind.InvalidRequest, "malformed DAP message")
 
 // DecodeEnvelope decodes the envelope of one DAP message body and keeps raw as the message.
 func DecodeEnvelope(raw []byte) (*Message, error) {

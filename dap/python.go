@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
 // Python is an interpreter that can run debugpy.
@@ -22,7 +24,8 @@ type Python struct {
 }
 
 // ErrNoPython is wrapped by FindPython's error when no candidate imports debugpy.
-var ErrNoPython = errors.New("no python with debugpy")
+// Its kind is errkind.RunFailed.
+var ErrNoPython = errkind.Sentinel(errkind.RunFailed, "no python with debugpy")
 
 // inspectScript prints the interpreter's version and whether debugpy and pydevd can be found,
 // without importing them: importing pydevd costs about 0.2 s, which every first command of a new
@@ -100,7 +103,8 @@ func FindPython(ctx context.Context, flag string) (*Python, error) {
 }
 
 // ErrNoDebugpy is matched (errors.Is) by NeedDebugpy's error when the interpreter has no debugpy.
-var ErrNoDebugpy = errors.New("no debugpy")
+// Its kind is errkind.RunFailed.
+var ErrNoDebugpy = errkind.Sentinel(errkind.RunFailed, "no debugpy")
 
 // noDebugpy is NeedDebugpy's error: its text is only the message.
 type noDebugpy struct{ msg string }

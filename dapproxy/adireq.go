@@ -1,213 +1,127 @@
 package dapproxy
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/errkind"
+	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/server"
 )
 
 // ADI requests: a DAP request whose command is "adi/<name>" is answered by the proxy, never sent
-// to debugpy. Each builds one adi.Command from its arguments (the same arguments, by the same
-// names, as the WebSocket API's adi.* methods) and runs it with bridge.Session.Do, the one
-// implementation every face uses. The response body is {text, result}.
+// to debugpy. The proxy hands it to the server's method table (server.Handler, the one that
+// serves WebSocket, HTTP and MCP), as gopls' forwarder hands the requests it intercepts to the
+// shared handler: the name maps to a method (adi/stepInto and adi/step-into to adi.step_into),
+// the arguments are the method's params, and the session is the one recording the link's run.
+// The response body is {text, result} of the method's answer.
 
-// adiArgs are the arguments an adi/ request may carry; each command reads its own.
-type adiArgs struct {
-	Line   json.RawMessage `json:"line"` // run: the command line; exec: the line number
-	Func   string          `json:"func"`
-	Cond   string          `json:"cond"`
-	Frame  string          `json:"frame"`
-	Depth  int             `json:"depth"`
-	Width  int             `json:"width"`
-	Caller string          `json:"caller"`
-	Limit  int             `json:"limit"`
-	A      string          `json:"a"`
-	B      string          `json:"b"`
-	Stmt   string          `json:"stmt"`
-	Visit  int             `json:"visit"`
-	Budget int             `json:"budget"`
+// adiAliases are the spellings of adi/ requests that the method names do not give.
+var adiAliases = map[string]string{"step-in": "step_into", "stepIn": "step_into", "exec": "execute"}
+
+// adiMethod returns the method an adi/<name> request calls, and whether there is one.
+func adiMethod(command string) (string, bool) {
+	name := strings.TrimPrefix(command, "adi/")
+	if alias, ok := adiAliases[name]; ok {
+		name = alias
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r == '-':
+			b.WriteRune('_')
+		case unicode.IsUpper(r):
+			b.WriteRune('_')
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	method := "adi." + b.String()
+	for _, m := range server.Methods() {
+		if m.Name == method {
+			return method, true
+		}
+	}
+	return "", false
 }
 
-// adiCommands maps every adi/ name (DAP's camelCase and the CLI's spelling) to its builder.
-var adiCommands = map[string]func(a *adiArgs) (adi.Command, error){
-	"run":        buildRun,
-	"break":      buildBreak,
-	"clear":      buildClear,
-	"continue":   func(*adiArgs) (adi.Command, error) { return adi.ContinueCmd{}, nil },
-	"prev":       func(*adiArgs) (adi.Command, error) { return adi.PrevCmd{}, nil },
-	"stepInto":   buildStepInto,
-	"stepOut":    func(*adiArgs) (adi.Command, error) { return adi.StepOutCmd{}, nil },
-	"callTree":   buildCallTree,
-	"listFrames": buildListFrames,
-	"diff":       buildDiff,
-	"state":      func(*adiArgs) (adi.Command, error) { return adi.StateCmd{}, nil },
-	"list":       func(*adiArgs) (adi.Command, error) { return adi.ListCmd{}, nil },
-	"flt":        buildFLT,
-	"exec":       buildExec,
-}
-
-// adiAliases are the other spellings accepted.
-var adiAliases = map[string]string{
-	"step-into": "stepInto", "step-in": "stepInto", "stepIn": "stepInto", "step-out": "stepOut",
-	"call-tree": "callTree", "list-frames": "listFrames", "execute": "exec",
-}
-
-// adiNames lists the adi/ requests, for error messages.
+// adiNames lists the adi/ requests, for error messages: each adi.* method in DAP's camelCase
+// (adi.execute as adi/exec), and adi/session.
 func adiNames() string {
 	var names []string
-	for n := range adiCommands {
-		names = append(names, "adi/"+n)
+	for _, m := range server.Methods() {
+		name, ok := strings.CutPrefix(m.Name, "adi.")
+		if !ok {
+			continue
+		}
+		if name == "execute" {
+			name = "exec"
+		}
+		parts := strings.Split(name, "_")
+		for i := 1; i < len(parts); i++ {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+		names = append(names, "adi/"+strings.Join(parts, ""))
 	}
 	sort.Strings(names)
 	return strings.Join(append(names, "adi/session"), ", ")
 }
 
-// adiCommand builds the command of an adi/<name> request and its text options.
-func adiCommand(m *dap.Message) (adi.Command, adi.TextOptions, error) {
-	name := strings.TrimPrefix(m.Command, "adi/")
-	if alias, ok := adiAliases[name]; ok {
-		name = alias
-	}
-	build, ok := adiCommands[name]
+// callADI runs the method of the adi/ request m on session, through h, and returns the body of
+// the DAP response. The messages (the answer's and an error's) name commands in the JSON-RPC
+// API's words (package faces), and adi/run's in the command language it takes, as the server's
+// do.
+func callADI(ctx context.Context, h *server.Handler, m *dap.Message, session string) (json.RawMessage, error) {
+	method, ok := adiMethod(m.Command)
 	if !ok {
-		return nil, adi.TextOptions{}, adi.Errorf(errUnknownCommand, "adi: unknown request %q; use one of %s", m.Command, adiNames())
+		return nil, adi.Errorf(errkind.MethodNotFound, "unknown request %q; use one of %s", m.Command, adiNames())
 	}
-	var a adiArgs
-	if err := m.Body(&a); err != nil {
-		return nil, adi.TextOptions{}, adi.BadInputf("the arguments of %s are not what it takes: %v", m.Command, err)
+	params := map[string]json.RawMessage{}
+	var env struct {
+		Arguments json.RawMessage `json:"arguments"`
 	}
-	cmd, err := build(&a)
-	if err != nil {
-		return nil, adi.TextOptions{}, fmt.Errorf("%s: %w", m.Command, err)
+	if err := json.Unmarshal(m.Raw, &env); err != nil {
+		return nil, adi.Errorf(errkind.InvalidParams, "the arguments of %s cannot be read: %w", m.Command, err)
 	}
-	return cmd, adi.TextOptions{Budget: a.Budget}, nil
-}
-
-var errUnknownCommand = fmt.Errorf("unknown adi request")
-
-func need(name, v string) error {
-	if strings.TrimSpace(v) == "" {
-		return adi.BadInputf("argument %q is missing", name)
-	}
-	return nil
-}
-
-// ref parses a reference argument; frame says whether it must name a frame (FUNC#N).
-func ref(name, v string, frame bool) (adi.Ref, error) {
-	r, err := adi.ParseRef(v)
-	if err != nil {
-		return adi.Ref{}, fmt.Errorf("argument %q: %w", name, err)
-	}
-	if frame && !r.NamesFrame() {
-		return adi.Ref{}, adi.BadInputf("argument %q: %s names a function; add the invocation index, e.g. %s#1", name, v, v)
-	}
-	return r, nil
-}
-
-func optRef(name, v string) (*adi.Ref, error) {
-	if strings.TrimSpace(v) == "" {
-		return nil, nil
-	}
-	r, err := ref(name, v, true)
-	return &r, err
-}
-
-func buildRun(a *adiArgs) (adi.Command, error) {
-	var line string
-	if len(a.Line) == 0 || json.Unmarshal(a.Line, &line) != nil {
-		return nil, adi.BadInputf(`argument "line" must be a command line such as "break t:f x > 3"`)
-	}
-	return adi.ParseCommand(line)
-}
-
-func buildBreak(a *adiArgs) (adi.Command, error) {
-	if err := need("func", a.Func); err != nil {
-		return nil, err
-	}
-	r, err := adi.ParseRef(a.Func)
-	if err != nil {
-		return nil, err
-	}
-	return adi.BreakCmd{Func: r, Cond: a.Cond}, nil
-}
-
-func buildClear(a *adiArgs) (adi.Command, error) {
-	if strings.TrimSpace(a.Func) == "" {
-		if a.Cond != "" {
-			return nil, adi.BadInputf(`argument "cond" needs "func": clear FUNC COND removes one conditional breakpoint`)
+	if a := strings.TrimSpace(string(env.Arguments)); a != "" && a != "null" {
+		if err := json.Unmarshal(env.Arguments, &params); err != nil {
+			return nil, adi.Errorf(errkind.InvalidParams, "the arguments of %s must be an object of the params of %s", m.Command, method)
 		}
-		return adi.ClearCmd{}, nil
 	}
-	r, err := ref("func", a.Func, false)
+	sid, err := json.Marshal(session)
 	if err != nil {
-		return nil, err
+		return nil, adi.Errorf(errkind.Internal, "cannot encode the session id: %w", err)
 	}
-	return adi.ClearCmd{Func: &r, Cond: a.Cond}, nil
-}
-
-func buildStepInto(a *adiArgs) (adi.Command, error) {
-	if err := need("frame", a.Frame); err != nil {
-		return nil, err
+	params["session"] = sid
+	res, rerr := h.CallJSON(ctx, faces.WebSocket.ForMethod(method), method, params)
+	if rerr != nil {
+		return nil, rerr
 	}
-	r, err := ref("frame", a.Frame, true)
-	return adi.StepIntoCmd{Frame: r}, err
-}
-
-func buildCallTree(a *adiArgs) (adi.Command, error) {
-	r, err := optRef("frame", a.Frame)
-	return adi.CallTreeCmd{Frame: r, Options: adi.TreeOptions{Depth: a.Depth, Width: a.Width}}, err
-}
-
-func buildListFrames(a *adiArgs) (adi.Command, error) {
-	if err := need("func", a.Func); err != nil {
-		return nil, err
+	var ans struct {
+		Text   json.RawMessage `json:"text"`
+		Result json.RawMessage `json:"result"`
 	}
-	r, err := ref("func", a.Func, false)
-	return adi.ListFramesCmd{Func: r, Filter: adi.FrameFilter{Caller: a.Caller, Limit: a.Limit}}, err
-}
-
-func buildDiff(a *adiArgs) (adi.Command, error) {
-	if err := need("a", a.A); err != nil {
-		return nil, err
+	if err := json.Unmarshal(res, &ans); err != nil {
+		return nil, adi.Errorf(errkind.Internal, "cannot read the answer of %s: %w", method, err)
 	}
-	if err := need("b", a.B); err != nil {
-		return nil, err
-	}
-	ra, err := ref("a", a.A, true)
+	b, err := json.Marshal(map[string]json.RawMessage{"text": ans.Text, "result": ans.Result})
 	if err != nil {
-		return nil, err
+		return nil, adi.Errorf(errkind.Internal, "cannot encode the answer: %w", err)
 	}
-	rb, err := ref("b", a.B, true)
-	return adi.DiffCmd{A: ra, B: rb}, err
+	return b, nil
 }
 
-func buildFLT(a *adiArgs) (adi.Command, error) {
-	r, err := optRef("frame", a.Frame)
-	return adi.FLTCmd{Frame: r}, err
-}
-
-func buildExec(a *adiArgs) (adi.Command, error) {
-	if err := need("frame", a.Frame); err != nil {
-		return nil, err
+// kindOf returns the kind of an error of an adi/ request: a server error's by its code, any
+// other's by the kind it wraps.
+func kindOf(err error) *errkind.Kind {
+	if e, ok := err.(*server.Error); ok {
+		return errkind.ByRPC(e.Code)
 	}
-	if err := need("stmt", a.Stmt); err != nil {
-		return nil, err
-	}
-	r, err := ref("frame", a.Frame, true)
-	if err != nil {
-		return nil, err
-	}
-	line := 0
-	if len(a.Line) > 0 && json.Unmarshal(a.Line, &line) != nil {
-		return nil, adi.BadInputf(`argument "line" of exec is a line number`)
-	}
-	visit := a.Visit
-	if visit == 0 {
-		visit = 1
-	}
-	return adi.ExecCmd{Frame: r, Line: line, Visit: visit, Stmt: a.Stmt}, nil
+	return errkind.Of(err)
 }

@@ -1,77 +1,54 @@
 package dapproxy
 
 import (
-	"context"
-	"errors"
+	godap "github.com/google/go-dap"
 
-	"github.com/adi-bridge/adi/adi"
-	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
-// Error ids of the proxy's own error responses (body.error.id), all in one place. debugpy's own
-// errors pass through unchanged.
-const (
-	// ErrIDMalformed: the editor's message is a request, but not a valid one.
-	ErrIDMalformed = 3001
-	// ErrIDAdapterGone: the debug adapter ended before it could answer.
-	ErrIDAdapterGone = 3002
-	// ErrIDRoute: an attach names an adapter the proxy cannot reach.
-	ErrIDRoute = 3003
-	// ErrIDNotRecording: an adi/ request on a connection whose run is not recorded.
-	ErrIDNotRecording = 3101
-	// ErrIDUnknownCommand: adi/<name> is not an ADI command.
-	ErrIDUnknownCommand = 3102
-	// ErrIDBadInput: the arguments of an adi/ request are wrong (adi.ErrBadInput).
-	ErrIDBadInput = 3103
-	// ErrIDNotFound: an adi/ request names a function, frame or line that does not exist
-	// (adi.ErrNotFound).
-	ErrIDNotFound = 3104
-	// ErrIDSessionClosed: the session was closed.
-	ErrIDSessionClosed = 3105
-	// ErrIDTimeout: the command ran out of time.
-	ErrIDTimeout = 3106
-	// ErrIDInternal: a bug in adi; the connection stays usable.
-	ErrIDInternal = 3199
-)
+// The proxy's own messages to the editor, built from go-dap's types. The id of an error response
+// (body.error.id) is its kind's DAP id in errkind's table; debugpy's own errors pass through
+// unchanged. Messages are printed by the editor, so they begin with "adi: " (errkind.Prefixed).
 
-// errorID returns the id of an error from an adi/ request.
-func errorID(err error) int {
-	switch {
-	case errors.Is(err, adi.ErrBadInput):
-		return ErrIDBadInput
-	case errors.Is(err, adi.ErrNotFound):
-		return ErrIDNotFound
-	case errors.Is(err, bridge.ErrClosed):
-		return ErrIDSessionClosed
-	case errors.Is(err, context.DeadlineExceeded):
-		return ErrIDTimeout
+// errorResponse is a failed response of kind to the request requestSeq.
+func errorResponse(requestSeq int, command string, kind *errkind.Kind, text string) *godap.ErrorResponse {
+	text = errkind.Prefixed(text)
+	return &godap.ErrorResponse{
+		Response: godap.Response{ProtocolMessage: godap.ProtocolMessage{Type: "response"},
+			RequestSeq: requestSeq, Command: command, Success: false, Message: text},
+		Body: godap.ErrorResponseBody{Error: &godap.ErrorMessage{Id: kind.DAP(), Format: text, ShowUser: true}},
 	}
-	return ErrIDInternal
 }
 
-// errorResponse is a failed response to the request requestSeq, in DAP's form.
-func errorResponse(requestSeq int, command string, id int, text string) map[string]any {
-	return map[string]any{
-		"type": "response", "request_seq": requestSeq, "command": command, "success": false,
-		"message": text,
-		"body":    map[string]any{"error": map[string]any{"id": id, "format": text, "showUser": true}},
-	}
+// bodyResponse is a successful DAP response with a body of any shape (go-dap's Response has
+// none).
+type bodyResponse struct {
+	godap.Response
+	Body any `json:"body,omitempty"`
 }
 
 // response is a successful response to the request requestSeq.
-func response(requestSeq int, command string, body any) map[string]any {
-	m := map[string]any{"type": "response", "request_seq": requestSeq, "command": command, "success": true}
-	if body != nil {
-		m["body"] = body
-	}
-	return m
+func response(requestSeq int, command string, body any) *bodyResponse {
+	return &bodyResponse{Response: godap.Response{ProtocolMessage: godap.ProtocolMessage{Type: "response"},
+		RequestSeq: requestSeq, Command: command, Success: true}, Body: body}
 }
 
-// event is an event the proxy makes.
-func event(name string, body any) map[string]any {
-	m := map[string]any{"type": "event", "event": name}
-	if body != nil {
-		m["body"] = body
-	}
-	return m
+// eventHeader is the header of an event the proxy makes.
+func eventHeader(name string) godap.Event {
+	return godap.Event{ProtocolMessage: godap.ProtocolMessage{Type: "event"}, Event: name}
+}
+
+// consoleOutput is an output event that prints text in the editor's debug console.
+func consoleOutput(text string) *godap.OutputEvent {
+	return &godap.OutputEvent{Event: eventHeader("output"), Body: godap.OutputEventBody{Category: "console", Output: text}}
+}
+
+// exitedEvent says the debuggee exited with code.
+func exitedEvent(code int) *godap.ExitedEvent {
+	return &godap.ExitedEvent{Event: eventHeader("exited"), Body: godap.ExitedEventBody{ExitCode: code}}
+}
+
+// terminatedEvent says the debug session is over.
+func terminatedEvent() *godap.TerminatedEvent {
+	return &godap.TerminatedEvent{Event: eventHeader("terminated")}
 }

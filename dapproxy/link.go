@@ -14,7 +14,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/internal/faces"
 )
 
@@ -141,8 +143,8 @@ func (l *link) refuseMalformed(body []byte, why error) bool {
 		if cmd == "" {
 			cmd = "unknown" // a response must name a command; the editor matches it by request_seq
 		}
-		text := fmt.Sprintf("adi: the request is not a valid DAP request (%s); fix the client", strings.TrimPrefix(why.Error(), dap.ErrMalformed.Error()+": "))
-		_ = l.editor.send(errorResponse(*env.Seq, cmd, ErrIDMalformed, text))
+		text := fmt.Sprintf("the request is not a valid DAP request (%s); fix the client", strings.TrimPrefix(why.Error(), dap.ErrMalformed.Error()+": "))
+		_ = l.editor.send(errorResponse(*env.Seq, cmd, errkind.Of(why), text))
 		return true
 	}
 	l.disconnectMalformed(why)
@@ -152,8 +154,7 @@ func (l *link) refuseMalformed(body []byte, why error) bool {
 // disconnectMalformed tells the editor why the proxy stops reading it; the caller ends the link.
 func (l *link) disconnectMalformed(why error) {
 	l.log.Warn("malformed DAP message from the editor; closing the connection", "error", why)
-	text := fmt.Sprintf("adi: %v; closing the connection\n", why)
-	_ = l.editor.send(event("output", map[string]any{"category": "console", "output": text}))
+	l.notice(fmt.Sprintf("%v; closing the connection", why))
 }
 
 // fromEditor handles one message from the editor.
@@ -239,16 +240,16 @@ func (l *link) toAdapter(m *dap.Message, raw []byte) {
 	var err error
 	switch {
 	case b == nil:
-		err = fmt.Errorf("adi: the debugpy adapter could not start: %v; check `adi doctor`", beErr)
+		err = fmt.Errorf("the debugpy adapter could not start: %w; check `adi doctor`", beErr)
 	case gone:
-		err = errors.New("adi: the debugpy adapter has ended; restart the debug session")
+		err = errors.New("the debugpy adapter has ended; restart the debug session")
 	default:
 		if err = b.side.forward(m, raw); err != nil {
-			err = fmt.Errorf("adi: the debugpy adapter cannot take the request: %w; restart the debug session", err)
+			err = fmt.Errorf("the debugpy adapter cannot take the request: %w; restart the debug session", err)
 		}
 	}
 	if err != nil {
-		_ = l.editor.send(errorResponse(m.Seq, m.Command, ErrIDAdapterGone, err.Error()))
+		_ = l.editor.send(errorResponse(m.Seq, m.Command, errkind.AdapterGone, err.Error()))
 	}
 }
 
@@ -443,8 +444,7 @@ func (l *link) recoverPanic(where string, b *backend) {
 		b.side.close()
 		b.close()
 	}
-	_ = l.editor.send(event("output", map[string]any{"category": "console",
-		"output": fmt.Sprintf("adi: internal error in %s: %v; the debug session is over (please report this)\n", where, v)}))
+	l.notice(fmt.Sprintf("internal error in %s: %v; the debug session is over (please report this)", where, v))
 	go l.teardown("internal error in " + where)
 }
 
@@ -481,12 +481,11 @@ func (l *link) adapterDied(b *backend, why error) {
 	l.exitedSent, l.terminatedSent = true, true
 	l.mu.Unlock()
 	for _, p := range left {
-		_ = l.editor.send(errorResponse(p.Origin, p.Command, ErrIDAdapterGone,
-			"adi: the debugpy adapter ended before it answered; restart the debug session"))
+		_ = l.editor.send(errorResponse(p.Origin, p.Command, errkind.AdapterGone,
+			"the debugpy adapter ended before it answered; restart the debug session"))
 	}
 	b.close() // the debuggee goes with it
-	_ = l.editor.send(event("output", map[string]any{"category": "console",
-		"output": fmt.Sprintf("adi: the debugpy adapter ended unexpectedly (%v); the debug session is over\n", why)}))
+	l.notice(fmt.Sprintf("the debugpy adapter ended unexpectedly (%v); the debug session is over", why))
 	code := -1
 	if r := l.ownRecording(); r != nil {
 		r.finish()
@@ -496,10 +495,10 @@ func (l *link) adapterDied(b *backend, why error) {
 		if code == -1 {
 			code = killedExitCode
 		}
-		_ = l.editor.send(event("exited", map[string]any{"exitCode": code}))
+		_ = l.editor.send(exitedEvent(code))
 	}
 	if sendTerminated {
-		_ = l.editor.send(event("terminated", map[string]any{}))
+		_ = l.editor.send(terminatedEvent())
 	}
 	go func() {
 		t := time.NewTimer(orphanLimit)
@@ -560,68 +559,53 @@ func (l *link) answerADI(m *dap.Message) {
 	defer func() {
 		if v := recover(); v != nil {
 			l.log.Error("adi request panicked", "command", m.Command, "panic", v, "stack", string(debug.Stack()))
-			_ = l.editor.send(errorResponse(m.Seq, m.Command, ErrIDInternal,
-				fmt.Sprintf("adi: internal error in %s: %v (the connection is still usable; please report this)", m.Command, v)))
+			_ = l.editor.send(errorResponse(m.Seq, m.Command, errkind.Internal,
+				fmt.Sprintf("internal error in %s: %v (the connection is still usable; please report this)", m.Command, v)))
 		}
 	}()
-	body, id, err := l.adi(m)
+	body, err := l.adi(m)
 	if err != nil {
-		_ = l.editor.send(errorResponse(m.Seq, m.Command, id, oneLine(err)))
+		_ = l.editor.send(errorResponse(m.Seq, m.Command, kindOf(err), faces.WebSocket.Render(err.Error())))
 		return
 	}
 	_ = l.editor.send(response(m.Seq, m.Command, body))
 }
 
-func (l *link) adi(m *dap.Message) (any, int, error) {
+// adi answers an adi/ request: adi/session itself, the others through the server's method table
+// (callADI) in the session recording the link's run.
+func (l *link) adi(m *dap.Message) (any, error) {
 	r := l.recording()
 	if m.Command == "adi/session" {
 		if r == nil {
-			return nil, ErrIDNotRecording, l.notRecording()
+			return nil, l.notRecording()
 		}
-		return r.info(), 0, nil
+		return r.info(), nil
 	}
-	cmd, opts, err := adiCommand(m)
-	if err != nil {
-		if errors.Is(err, errUnknownCommand) {
-			return nil, ErrIDUnknownCommand, err
+	if _, ok := adiMethod(m.Command); !ok || r == nil {
+		if !ok {
+			return nil, adi.Errorf(errkind.MethodNotFound, "unknown request %q; use one of %s", m.Command, adiNames())
 		}
-		return nil, errorID(err), err
-	}
-	if r == nil {
-		return nil, ErrIDNotRecording, l.notRecording()
+		return nil, l.notRecording()
 	}
 	if !l.settled.wait(l.done, gateLimit) {
 		l.log.Debug("answering before the last stop was taken in")
 	}
 	r.flushForQuery(l.ctx)
-	ans, err := r.x.Session().Do(l.ctx, cmd, opts)
-	if err != nil {
-		return nil, errorID(err), err
-	}
-	// The proxy speaks the JSON-RPC API's names of commands in its messages (package faces),
-	// and adi/run's answers the command language it takes.
-	face := faces.WebSocket
-	if m.Command == "adi/run" {
-		face = faces.Line
-	}
-	b, err := json.Marshal(map[string]any{"text": ans.Text, "result": ans.Result})
-	if err != nil {
-		return nil, ErrIDInternal, fmt.Errorf("adi: cannot encode the answer: %w", err)
-	}
-	return json.RawMessage(face.RenderJSON(b)), 0, nil
+	return callADI(l.ctx, l.srv.handler, m, r.x.Session().ID)
 }
 
+// notRecording says why adi/ requests cannot be answered on this connection.
 func (l *link) notRecording() error {
 	l.mu.Lock()
 	kind := l.kind
 	l.mu.Unlock()
 	switch kind {
 	case "":
-		return errors.New("adi: nothing is recorded yet: adi records the run of a launch request; send adi/ requests after launch")
+		return adi.Errorf(errkind.NotRecording, "nothing is recorded yet: adi records the run of a launch request; send adi/ requests after launch")
 	case "attach":
-		return errors.New("adi: this session attached to a running program, which adi does not record; launch the program through adi dap to record it")
+		return adi.Errorf(errkind.NotRecording, "this session attached to a running program, which adi does not record; launch the program through adi dap to record it")
 	}
-	return errors.New("adi: this launch is not recorded (see the debug console for why); adi/ requests need a recorded launch")
+	return adi.Errorf(errkind.NotRecording, "this launch is not recorded (see the debug console for why); adi/ requests need a recorded launch")
 }
 
 // recording returns the recording adi/ requests on this connection use: its own, or for a child
@@ -643,16 +627,8 @@ func (l *link) ownRecording() *recorder {
 	return l.rec
 }
 
-// notice tells the editor something about adi in its debug console.
+// notice tells the editor something about adi in its debug console, as one line beginning with
+// "adi: ".
 func (l *link) notice(text string) {
-	_ = l.editor.send(event("output", map[string]any{"category": "console", "output": text + "\n"}))
-}
-
-// oneLine flattens an error into one line starting with "adi:".
-func oneLine(err error) string {
-	s := strings.Join(strings.Fields(strings.ReplaceAll(faces.WebSocket.Render(err.Error()), "\n", " ")), " ")
-	if !strings.HasPrefix(s, "adi:") {
-		s = "adi: " + s
-	}
-	return s
+	_ = l.editor.send(consoleOutput(errkind.Prefixed(text) + "\n"))
 }

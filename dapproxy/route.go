@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/errkind"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // launch rewrites a launch request so the probe runs the program and records it into a new
@@ -30,7 +32,7 @@ func (l *link) launch(m *dap.Message, raw []byte) []byte {
 	}
 	nodelay, err := dap.InstallNoDelay()
 	if err != nil {
-		l.notice(fmt.Sprintf("adi: not recording this run: %v", err))
+		l.notice(fmt.Sprintf("not recording this run: %v", err))
 		return raw
 	}
 	wd, _ := os.Getwd()
@@ -42,14 +44,14 @@ func (l *link) launch(m *dap.Message, raw []byte) []byte {
 		err = fmt.Errorf("%s", plan.skip)
 	}
 	if err != nil {
-		l.notice(fmt.Sprintf("adi: not recording this run: %v", err))
+		l.notice(fmt.Sprintf("not recording this run: %v", err))
 		return raw
 	}
 	ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
 	defer cancel()
 	x, err := mgr.StartExternal(ctx, "", plan.opts)
 	if err != nil {
-		l.notice(fmt.Sprintf("adi: not recording this run: %s", oneLine(err)))
+		l.notice(fmt.Sprintf("not recording this run: %s", faces.WebSocket.Render(err.Error())))
 		return raw
 	}
 	newArgs, err := rewriteLaunch(args, plan, x)
@@ -57,7 +59,7 @@ func (l *link) launch(m *dap.Message, raw []byte) []byte {
 		raw, err = setMember(raw, "arguments", newArgs)
 	}
 	if err != nil {
-		l.notice(fmt.Sprintf("adi: not recording this run: cannot rewrite the launch: %v", err))
+		l.notice(fmt.Sprintf("not recording this run: cannot rewrite the launch: %v", err))
 		_ = x.Finish(-1)
 		return raw
 	}
@@ -115,19 +117,19 @@ func (l *link) attach(m *dap.Message, raw []byte) bool {
 			host = "127.0.0.1"
 		}
 		if l.srv.isSelf(host, port) {
-			text := "adi: this attach connects to adi itself, but adi knows no child process"
+			text := "this attach connects to adi itself, but adi knows no child process"
 			if a.SubProcessID != nil {
 				text += " " + strconv.Itoa(*a.SubProcessID)
 			}
 			text += "; start the parent process through adi dap first"
-			_ = l.editor.send(errorResponse(m.Seq, m.Command, ErrIDRoute, text))
+			_ = l.editor.send(errorResponse(m.Seq, m.Command, errkind.Route, text))
 			return false
 		}
 		addr = net.JoinHostPort(host, strconv.Itoa(port))
 	}
 	if err := l.switchBackend(addr); err != nil {
-		_ = l.editor.send(errorResponse(m.Seq, m.Command, ErrIDRoute,
-			fmt.Sprintf("adi: cannot reach the debug adapter at %s: %v; is the program still running?", addr, err)))
+		_ = l.editor.send(errorResponse(m.Seq, m.Command, errkind.Route,
+			fmt.Sprintf("cannot reach the debug adapter at %s: %v; is the program still running?", addr, err)))
 		return false
 	}
 	return true

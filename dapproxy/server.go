@@ -15,6 +15,7 @@ import (
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/server"
 )
 
 // Config configures a Server.
@@ -24,6 +25,10 @@ type Config struct {
 	// Manager receives a session for every launch it records; nil records nothing (the proxy
 	// then only forwards).
 	Manager *bridge.Manager
+	// Handler answers the editor's adi/ requests: its method table is the one the WebSocket API
+	// serves (`adi serve --dap` passes its own). It must serve Manager's sessions. When nil and
+	// Manager is set, the Server makes one over Manager and closes it in Close.
+	Handler *server.Handler
 	// Session holds the defaults of recorded sessions: Timeout (of the re-runs that record
 	// FLTs), Limits, ReprLimit.
 	Session bridge.Options
@@ -55,6 +60,10 @@ const (
 type Server struct {
 	cfg Config
 	log hclog.Logger
+	// handler answers adi/ requests (Config.Handler, or ownHandler); nil when nothing is recorded.
+	handler *server.Handler
+	// ownHandler is the handler the Server made (Close closes it); nil when Config gave one.
+	ownHandler *server.Handler
 
 	ctx    context.Context // background work; ended by Close
 	cancel context.CancelFunc
@@ -80,14 +89,18 @@ type childRoute struct {
 // NewServer returns a Server.
 func NewServer(cfg Config) (*Server, error) {
 	if cfg.Python == nil {
-		return nil, errors.New("adi: the DAP proxy needs a python with debugpy; run `adi doctor`")
+		return nil, errors.New("the DAP proxy needs a python with debugpy; run `adi doctor`")
 	}
 	if cfg.Log == nil {
 		cfg.Log = hclog.NewNullLogger()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, log: cfg.Log, ctx: ctx, cancel: cancel,
-		children: map[int]childRoute{}, links: map[*link]struct{}{}}
+		children: map[int]childRoute{}, links: map[*link]struct{}{}, handler: cfg.Handler}
+	if s.handler == nil && cfg.Manager != nil {
+		s.ownHandler = server.NewHandler(server.HandlerConfig{Manager: cfg.Manager, Log: cfg.Log.Named("adi"), Python: cfg.Python.Path})
+		s.handler = s.ownHandler
+	}
 	s.newBackend = func(log hclog.Logger, tap func([]byte)) (*backend, error) {
 		return startBackend(cfg.Python, log, tap)
 	}
@@ -114,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			return fmt.Errorf("adi: accepting DAP connections failed: %w", err)
+			return fmt.Errorf("accepting DAP connections failed: %w", err)
 		}
 		if tc, ok := c.(*net.TCPConn); ok {
 			_ = tc.SetNoDelay(true)
@@ -155,7 +168,7 @@ func (s *Server) newLink(ctx context.Context, r io.Reader, w io.Writer, c io.Clo
 		s.mu.Unlock()
 		cancel()
 		_ = c.Close()
-		return nil, errors.New("adi: the DAP proxy is shutting down")
+		return nil, errors.New("the DAP proxy is shutting down")
 	}
 	s.links[l] = struct{}{}
 	s.mu.Unlock()
@@ -278,4 +291,7 @@ func (s *Server) Close(wait time.Duration) {
 		<-done
 	}
 	s.cancel()
+	if s.ownHandler != nil {
+		s.ownHandler.Close()
+	}
 }

@@ -113,8 +113,7 @@ func (s *side) request(command string, args any) (*dap.Call, error) {
 }
 
 // send writes a message the proxy makes (an event or a response) as JSON.
-func (s *side) send(msg map[string]any) error {
-	msg["seq"] = 0
+func (s *side) send(msg any) error {
 	raw, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("encode a message for the %s: %w", s.name, err)

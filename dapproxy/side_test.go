@@ -13,6 +13,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
 // wire is a side writing into a buffer, and a reader of what it wrote.
@@ -98,7 +99,7 @@ func TestSidesRenumberAroundInjectedRequests(t *testing.T) {
 		`{"seq":3,"type":"request","command":"threads"}`,
 	}, adapter.messages(t))
 	assert.Equal(t, []string{
-		`{"body":{"text":"x"},"command":"adi/flt","request_seq":2,"seq":1,"success":true,"type":"response"}`,
+		`{"seq":1,"type":"response","request_seq":2,"success":true,"command":"adi/flt","body":{"text":"x"}}`,
 		`{"seq":2,"type":"response","request_seq":3,"command":"threads","success":true}`,
 	}, editor.messages(t))
 }
@@ -156,8 +157,9 @@ func TestTranslateCancel(t *testing.T) {
 	assert.Equal(t, progress, string(l.translateCancel([]byte(progress))))
 }
 
+// The proxy prints its messages with errkind.Prefixed, as the CLI does.
 func TestOneLine(t *testing.T) {
-	assert.Equal(t, "adi: no function \"f\" in the recording", oneLine(adi.NotFoundf("adi: no function \"f\" in the recording")))
-	assert.Equal(t, "adi: adi/flt: argument \"frame\" is missing", oneLine(adi.BadInputf("adi/flt: argument \"frame\" is missing")))
-	assert.Equal(t, "adi: a b", oneLine(errors.New("a\n  b")))
+	assert.Equal(t, "adi: no function \"f\" in the recording", errkind.Prefixed(adi.NotFoundf("adi: no function \"f\" in the recording").Error()))
+	assert.Equal(t, "adi: adi/flt: argument \"frame\" is missing", errkind.Prefixed(adi.BadInputf("adi/flt: argument \"frame\" is missing").Error()))
+	assert.Equal(t, "adi: a b", errkind.Prefixed(errors.New("a\n  b").Error()))
 }

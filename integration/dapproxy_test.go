@@ -28,7 +28,9 @@ import (
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/dapproxy"
 	"github.com/adi-bridge/adi/daptest"
+	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/probe"
+	"github.com/adi-bridge/adi/server"
 )
 
 // These tests run `adi dap`'s proxy (package dapproxy) in-process in front of the real debugpy,
@@ -1029,4 +1031,114 @@ func BenchmarkDAPProxyRoundTrip(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
+}
+
+// Every adi/ request through the proxy answers as the server's method does: the same text and
+// result (the response body is {text, result} of the method's answer), and for a refused one the
+// method's message (with "adi: " before it, as the proxy prints every message). adi/exec takes
+// then_continue, and an unknown argument is refused with the server's message.
+func TestDAPProxyADIRequestsAnswerAsTheMethods(t *testing.T) {
+	p := startProxy(t, proxyOptions{record: true})
+	e := dialEditor(t, p.addr)
+	prog := vscodeFixture(t, "app.py")
+	e.Call("initialize", map[string]any{"adapterID": "debugpy"})
+	launch := e.Send("launch", appLaunch(t, prog))
+	e.Event("initialized")
+	e.Call("configurationDone", nil)
+	require.True(t, e.Response(launch).Success)
+	e.Event("exited")
+	e.Event("terminated")
+	var sess struct {
+		Session struct {
+			ID string `json:"id"`
+		} `json:"session"`
+	}
+	require.NoError(t, e.Call("adi/session", nil).Body(&sess))
+	info := sess.Session
+	require.NotEmpty(t, info.ID)
+	h := server.NewHandler(server.HandlerConfig{Manager: p.mgr})
+	defer h.Close()
+
+	type req struct {
+		command, method string
+		args            map[string]any
+	}
+	viaProxy := func(r req) (string, json.RawMessage, string) {
+		m := e.Response(e.Send(r.command, r.args))
+		if !m.Success {
+			return "", nil, m.ErrMessage
+		}
+		var b struct {
+			Text   string          `json:"text"`
+			Result json.RawMessage `json:"result"`
+		}
+		require.NoError(t, m.Body(&b), r.command)
+		return b.Text, b.Result, ""
+	}
+	viaServer := func(r req) (string, json.RawMessage, string) {
+		params := map[string]any{"session": info.ID}
+		for k, v := range r.args {
+			params[k] = v
+		}
+		res, rerr := h.CallJSON(context.Background(), faces.WebSocket.ForMethod(r.method), r.method, params)
+		if rerr != nil {
+			return "", nil, "adi: " + rerr.Message
+		}
+		var b struct {
+			Text   string          `json:"text"`
+			Result json.RawMessage `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(res, &b), r.method)
+		return b.Text, b.Result, ""
+	}
+	clear := req{"adi/clear", "adi.clear", nil}
+	breakAdd := req{"adi/break", "adi.break", map[string]any{"func": "add"}}
+	toMain := req{"adi/stepInto", "adi.step_into", map[string]any{"frame": "main#1"}}
+	for _, tc := range []struct {
+		setup []req
+		r     req
+	}{
+		{nil, req{"adi/state", "adi.state", nil}},
+		{nil, req{"adi/list", "adi.list", nil}},
+		{nil, req{"adi/flt", "adi.flt", map[string]any{"frame": "add#2"}}},
+		{nil, req{"adi/callTree", "adi.call_tree", nil}},
+		{nil, req{"adi/call-tree", "adi.call_tree", map[string]any{"frame": "main#1", "depth": 1}}},
+		{nil, req{"adi/listFrames", "adi.list_frames", map[string]any{"func": "add", "limit": 2}}},
+		{nil, req{"adi/diff", "adi.diff", map[string]any{"a": "add#1", "b": "add#2"}}},
+		{[]req{toMain}, req{"adi/stepInto", "adi.step_into", map[string]any{"frame": "add#2"}}},
+		{[]req{toMain}, req{"adi/step-in", "adi.step_into", map[string]any{"frame": "add#3", "budget": 400}}},
+		{[]req{{"adi/stepInto", "adi.step_into", map[string]any{"frame": "add#2"}}}, req{"adi/stepOut", "adi.step_out", nil}},
+		{[]req{clear}, req{"adi/break", "adi.break", map[string]any{"func": "add", "cond": "a > 0"}}},
+		{[]req{clear, breakAdd}, req{"adi/clear", "adi.clear", nil}},
+		{[]req{clear, breakAdd, {"adi/stepInto", "adi.step_into", map[string]any{"frame": "main#1"}}}, req{"adi/continue", "adi.continue", nil}},
+		{[]req{clear, breakAdd, {"adi/stepInto", "adi.step_into", map[string]any{"frame": "add#3"}}}, req{"adi/prev", "adi.prev", nil}},
+		{nil, req{"adi/run", "adi.run", map[string]any{"line": "list-frames add"}}},
+		{nil, req{"adi/run", "adi.run", map[string]any{"line": "step-into"}}},
+		{nil, req{"adi/exec", "adi.execute", map[string]any{"frame": "add#2", "stmt": "total = 0", "then_continue": true}}},
+		{nil, req{"adi/exec", "adi.execute", map[string]any{"frame": "add#1", "stmt": "x", "colour": 1}}},
+		{nil, req{"adi/stepInto", "adi.step_into", map[string]any{"fram": "add#1"}}},
+		{nil, req{"adi/flt", "adi.flt", map[string]any{"frame": "nope#1"}}},
+	} {
+		name := fmt.Sprintf("%s %v", tc.r.command, tc.r.args)
+		for _, s := range tc.setup {
+			_, _, msg := viaProxy(s)
+			require.Empty(t, msg, name)
+		}
+		text, result, msg := viaProxy(tc.r)
+		for _, s := range tc.setup {
+			_, _, msg := viaServer(s)
+			require.Empty(t, msg, name)
+		}
+		wantText, wantResult, wantMsg := viaServer(tc.r)
+		assert.Equal(t, wantMsg, msg, name)
+		assert.Equal(t, wantText, text, name)
+		if wantResult != nil || result != nil {
+			assert.JSONEq(t, string(wantResult), string(result), name)
+		}
+	}
+	_, _, msg := viaProxy(req{"adi/exec", "adi.execute", map[string]any{"frame": "add#1", "stmt": "x", "colour": 1}})
+	assert.Equal(t, `adi: adi.execute: unknown param "colour"; it takes {session, frame, stmt, line?, visit?, then_continue?, timeout?, budget?}`, msg)
+	text, _, _ := viaProxy(req{"adi/exec", "adi.execute", map[string]any{"frame": "add#2", "stmt": "total = 0", "then_continue": true}})
+	assert.Contains(t, text, "exit", "then_continue reports how the program ended")
+	e.Call("disconnect", nil)
 }

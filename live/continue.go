@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
 // The watchdog's steps after the limit: a DAP pause, given pauseGrace to land; then SIGUSR1 (the
@@ -318,7 +319,7 @@ func (s *Session) restart(ctx context.Context) (result, error) {
 	s.run.close()
 	s.setState(Done, "restarting")
 	if err := s.launch(ctx); err != nil {
-		s.setState(Done, "restart failed: "+oneLine(err.Error()))
+		s.setState(Done, "restart failed: "+errkind.OneLine(err.Error()))
 		return result{}, err
 	}
 	text := fmt.Sprintf("Restarted `%s` (run %d); every process of run %d has ended. %d breakpoint(s) set again. No line has run yet: %s starts it.",
@@ -336,10 +337,10 @@ func (s *Session) lost(err error) error {
 		s.finish("")
 		return fmt.Errorf("the program ended while adi talked to debugpy (%s); the session is Done: %s runs it again", s.why, cmdMark(CmdRestart))
 	}
-	why := "debugpy stopped answering (" + oneLine(err.Error()) + "); adi ended the program"
+	why := "debugpy stopped answering (" + errkind.OneLine(err.Error()) + "); adi ended the program"
 	var re *dap.ResponseError
 	if errors.As(err, &re) {
-		why = "debugpy refused a request (" + oneLine(re.Error()) + "); adi ended the program"
+		why = "debugpy refused a request (" + errkind.OneLine(re.Error()) + "); adi ended the program"
 	}
 	s.endRun(why)
 	return fmt.Errorf("%s; the session is Done: %s runs it again: %w", why, cmdMark(CmdRestart), err)
@@ -362,6 +363,3 @@ func seconds(msec float64) string {
 	}
 	return fmt.Sprintf("%.0f s", msec/1000)
 }
-
-// oneLine folds a message onto one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

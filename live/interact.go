@@ -11,6 +11,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
 // interactGrace is how much longer than the watchdog's limit adi waits for an interact before it
@@ -73,7 +74,7 @@ func (s *Session) interact(ctx context.Context, code string, index int) (result,
 		case s.closed.Load():
 			return result{}, errClosed(s.ID)
 		case errors.As(err, &re):
-			return result{}, fmt.Errorf("debugpy could not run the code in %s: %s; the program is still paused", s.frameText(f), oneLine(re.Message))
+			return result{}, fmt.Errorf("debugpy could not run the code in %s: %s; the program is still paused", s.frameText(f), errkind.OneLine(re.Message))
 		case ectx.Err() != nil && ctx.Err() == nil:
 			why := fmt.Sprintf("interact did not return within %s and could not be interrupted (it runs outside the main thread or blocks outside Python code); adi ended the program", seconds(ms(limit+interactGrace)))
 			s.endRun(why)

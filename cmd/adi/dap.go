@@ -88,8 +88,9 @@ func (stdioCloser) Close() error {
 var _ io.Closer = stdioCloser{}
 
 // serveDAP serves editors' DAP at addr inside `adi serve`, recording into mgr, so their runs are
-// live sessions of the same server (API and viewer). It returns a function that stops it.
-func serveDAP(ctx context.Context, g *globals, mgr *bridge.Manager, addr string, allowRemote bool) (func(), error) {
+// live sessions of the same server (API and viewer); h, the server's handler, answers the
+// editors' adi/ requests. It returns a function that stops it.
+func serveDAP(ctx context.Context, g *globals, mgr *bridge.Manager, h *server.Handler, addr string, allowRemote bool) (func(), error) {
 	if !allowRemote && !server.LoopbackAddr(addr) {
 		return nil, usageError("adi: --dap %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", addr)
 	}
@@ -97,7 +98,7 @@ func serveDAP(ctx context.Context, g *globals, mgr *bridge.Manager, addr string,
 	if err != nil {
 		return nil, err
 	}
-	srv, err := dapproxy.NewServer(dapproxy.Config{Python: py, Manager: mgr, Log: g.log.Named("dap"),
+	srv, err := dapproxy.NewServer(dapproxy.Config{Python: py, Manager: mgr, Handler: h, Log: g.log.Named("dap"),
 		Session: bridge.Options{Timeout: bridge.DefaultTimeout}})
 	if err != nil {
 		return nil, err

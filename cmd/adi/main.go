@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/cli"
+	"github.com/adi-bridge/adi/internal/errkind"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -116,21 +117,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(stderr, oneLine(ee.err.Error()))
+			fmt.Fprintln(stderr, errkind.Prefixed(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, oneLine(err.Error()))
+	fmt.Fprintln(stderr, errkind.Prefixed(err.Error()))
 	return 1
-}
-
-// oneLine makes sure an error prints as one line starting with "adi:".
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
-	if !strings.HasPrefix(s, "adi:") {
-		s = "adi: " + s
-	}
-	return s
 }
 
 func printUsage(w io.Writer) {
@@ -220,5 +212,5 @@ func flagError(fs *flag.FlagSet, err error) string {
 		}
 		return fmt.Sprintf("adi: %s of %s takes %s, not %q %s", cli.FlagName(name), command, want, value, help)
 	}
-	return oneLine(msg) + " " + help
+	return errkind.Prefixed(msg) + " " + help
 }

@@ -70,7 +70,7 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 		_ = f.Sync()
 	}
 	if *dapListen != "" {
-		stop, err := serveDAP(ctx, g, mgr, *dapListen, *allowRemote)
+		stop, err := serveDAP(ctx, g, mgr, srv.Handler(), *dapListen, *allowRemote)
 		if err != nil {
 			_ = srv.Close(context.Background())
 			return err
