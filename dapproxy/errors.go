@@ -17,6 +17,9 @@ const (
 	ErrIDAdapterGone = 3002
 	// ErrIDRoute: an attach names an adapter the proxy cannot reach.
 	ErrIDRoute = 3003
+	// ErrIDNoDebugpy: the launch names a python without debugpy, which debugpy's launcher and
+	// the debuggee need.
+	ErrIDNoDebugpy = 3004
 	// ErrIDNotRecording: an adi/ request on a connection whose run is not recorded.
 	ErrIDNotRecording = 3101
 	// ErrIDUnknownCommand: adi/<name> is not an ADI command.
