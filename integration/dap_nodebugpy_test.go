@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/adi-bridge/adi/daptest"
 	"github.com/adi-bridge/adi/dapproxy"
+	"github.com/adi-bridge/adi/daptest"
 )
 
 // bareVenv makes a venv without pip and without the system's site packages: its python has no
