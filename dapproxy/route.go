@@ -74,17 +74,18 @@ func (l *link) launch(m *dap.Message, raw []byte) []byte {
 }
 
 // needDebugpy checks, before a launch reaches debugpy, that the interpreter it names (the
-// "python" or "pythonPath" member, else the adapter's own) has debugpy; the check is cached per
-// interpreter. It returns the one line that says it has not and how to install it, or "". Without
-// the check, debugpy's adapter waits 15 s for a debuggee that cannot start.
+// "python" or "pythonPath" member) has debugpy; the check is cached per interpreter. Without
+// one, debugpy runs the adapter's own interpreter, which FindPython chose for its debugpy. It
+// returns the one line that says it has not and how to install it, or "". Without the check,
+// debugpy's adapter waits 15 s for a debuggee that cannot start.
 func (l *link) needDebugpy(raw []byte) string {
 	args, err := getMember(raw, "arguments")
 	if err != nil {
 		return ""
 	}
 	py := debuggeePython(args)
-	if py == "" {
-		py = l.srv.cfg.Python.Path
+	if py == "" || py == l.srv.cfg.Python.Path {
+		return ""
 	}
 	ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
 	defer cancel()
