@@ -39,7 +39,14 @@ func cachedInspect(ctx context.Context, path string) (*Python, error) {
 		cp := *c.py
 		return &cp, nil
 	}
-	py, err := InspectPython(ctx, path)
+	py, err, ok := diskLookup(path)
+	if !ok {
+		py, err = inspect(ctx, path, inspectScript)
+		diskStore(path, py, err)
+		if err != nil {
+			py = nil
+		}
+	}
 	if statErr == nil && ctx.Err() == nil {
 		e := inspected{py: py, err: err, mtime: st.ModTime(), size: st.Size(), at: time.Now()}
 		if py != nil {

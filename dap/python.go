@@ -21,6 +21,10 @@ type Python struct {
 	Pydevd   string `json:"pydevd"`
 	Speedups bool   `json:"speedups"` // pydevd's Cython speedups are importable
 	Source   string `json:"source"`   // where the path came from: flag, ADI_PYTHON, PATH, default
+
+	// paths are the directories the interpreter imports from (InspectPython's), whose changes
+	// (a package installed) make its remembered answer stale.
+	paths []string
 }
 
 // ErrNoPython is wrapped by FindPython's error when no candidate imports debugpy.
@@ -30,8 +34,13 @@ var ErrNoPython = errkind.Sentinel(errkind.RunFailed, "no python with debugpy")
 // inspectScript prints the interpreter's version and whether debugpy and pydevd can be found,
 // without importing them: importing pydevd costs about 0.2 s, which every first command of a new
 // daemon would pay. detailScript (Details) imports them for their versions.
-const inspectScript = `import json, sys, importlib.util as u
+const inspectScript = `import json, os, site, sys, importlib.util as u
 info = {"version": sys.version.split()[0]}
+try:
+    user = [site.getusersitepackages()]
+except Exception:
+    user = []
+info["paths"] = [p for p in sys.path if p and os.path.isdir(p)] + user
 for name in ("debugpy", "pydevd"):
     try:
         found = u.find_spec(name) is not None
@@ -132,7 +141,11 @@ func NeedDebugpy(ctx context.Context, python, what string) error {
 // InspectPython runs path to learn its version and whether debugpy can be found (Debugpy is then
 // "found"; Details fills in the versions).
 func InspectPython(ctx context.Context, path string) (*Python, error) {
-	return inspect(ctx, path, inspectScript)
+	py, err := inspect(ctx, path, inspectScript)
+	if err != nil {
+		return nil, err
+	}
+	return py, nil
 }
 
 // Details imports debugpy and pydevd in the interpreter for their versions and whether pydevd's
@@ -163,17 +176,18 @@ func inspect(ctx context.Context, path, script string) (*Python, error) {
 		return nil, err
 	}
 	var info struct {
-		Version  string `json:"version"`
-		Debugpy  string `json:"debugpy"`
-		Pydevd   string `json:"pydevd"`
-		Speedups bool   `json:"speedups"`
-		Error    string `json:"error"`
+		Version  string   `json:"version"`
+		Debugpy  string   `json:"debugpy"`
+		Pydevd   string   `json:"pydevd"`
+		Speedups bool     `json:"speedups"`
+		Error    string   `json:"error"`
+		Paths    []string `json:"paths"`
 	}
 	if err := json.Unmarshal(out, &info); err != nil {
 		return nil, fmt.Errorf("unexpected output %q", strings.TrimSpace(string(out)))
 	}
 	if info.Debugpy == "" {
-		return nil, fmt.Errorf("python %s cannot import debugpy (%s)", info.Version, info.Error)
+		return &Python{Path: path, Version: info.Version, paths: info.Paths}, fmt.Errorf("python %s cannot import debugpy (%s)", info.Version, info.Error)
 	}
-	return &Python{Path: path, Version: info.Version, Debugpy: info.Debugpy, Pydevd: info.Pydevd, Speedups: info.Speedups}, nil
+	return &Python{Path: path, Version: info.Version, Debugpy: info.Debugpy, Pydevd: info.Pydevd, Speedups: info.Speedups, paths: info.Paths}, nil
 }

@@ -207,6 +207,25 @@ func pythonOf(raw json.RawMessage) (string, []string, error) {
 	return list[0], append([]string(nil), list[1:]...), nil
 }
 
+// debuggeePython returns the interpreter a launch's arguments name for the debuggee: debugpy's
+// "python" member, or its legacy spelling "pythonPath" (a path, or a list of the path and its
+// options); "" when neither names one (debugpy then uses the adapter's interpreter).
+func debuggeePython(raw json.RawMessage) string {
+	var a struct {
+		Python     json.RawMessage `json:"python"`
+		PythonPath json.RawMessage `json:"pythonPath"`
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return ""
+	}
+	for _, m := range []json.RawMessage{a.Python, a.PythonPath} {
+		if py, _, err := pythonOf(m); err == nil && py != "" {
+			return py
+		}
+	}
+	return ""
+}
+
 // under reports whether path is inside dir.
 func under(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)

@@ -197,6 +197,10 @@ func (l *link) editorRequest(m *dap.Message, raw []byte) {
 		l.initArgs = env.Arguments
 		l.mu.Unlock()
 	case m.Command == "launch":
+		if text := l.needDebugpy(raw); text != "" {
+			_ = l.editor.send(errorResponse(m.Seq, m.Command, errkind.NoDebugpy, text))
+			return
+		}
 		raw = l.launch(m, raw)
 	case m.Command == "attach":
 		if !l.attach(m, raw) {

@@ -75,6 +75,28 @@ func (l *link) launch(m *dap.Message, raw []byte) []byte {
 	return raw
 }
 
+// needDebugpy checks, before a launch reaches debugpy, that the interpreter it names (the
+// "python" or "pythonPath" member) has debugpy; the check is cached per interpreter. Without
+// one, debugpy runs the adapter's own interpreter, which FindPython chose for its debugpy. It
+// returns the one line that says it has not and how to install it, or "". Without the check,
+// debugpy's adapter waits 15 s for a debuggee that cannot start.
+func (l *link) needDebugpy(raw []byte) string {
+	args, err := getMember(raw, "arguments")
+	if err != nil {
+		return ""
+	}
+	py := debuggeePython(args)
+	if py == "" || py == l.srv.cfg.Python.Path {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
+	defer cancel()
+	if err := dap.NeedDebugpy(ctx, py, "the editor's debug session"); err != nil {
+		return errkind.Unprefixed(err.Error())
+	}
+	return ""
+}
+
 // attachArgs are the members of an attach request that decide where it goes.
 type attachArgs struct {
 	Connect *struct {

@@ -85,6 +85,15 @@ func outputSchema[Out any]() *jsonschema.Schema {
 	if err != nil {
 		panic(fmt.Errorf("mcpserver: the output schema of %T: %w", *new(Out), err))
 	}
+	// A property of any value (a Go any, such as an answer's result) has the empty schema, which
+	// is written as the boolean schema true; clients that take every property's schema for an
+	// object (the TypeScript SDK's) then refuse the whole tool list. A description keeps it an
+	// object that still allows any value.
+	for name, p := range s.Properties {
+		if p != nil && reflect.ValueOf(*p).IsZero() {
+			p.Description = fmt.Sprintf("any JSON value: the %s of the command's answer (docs/api.md)", name)
+		}
+	}
 	return s
 }
 

@@ -9,7 +9,8 @@
 #     nodejs npm       the VS Code DebugClient suite and the browser suite run on Node.js 20,
 #     chromium         the browser the viewer's end-to-end tests drive (/usr/bin/chromium);
 #   npm packages, exactly as each committed package-lock.json pins them (npm ci), in
-#     integration/vscode (@vscode/debugadapter-testsupport) and integration/browser (playwright-core).
+#     integration/vscode (@vscode/debugadapter-testsupport), integration/browser (playwright-core)
+#     and integration/mcpts (@modelcontextprotocol/sdk, the MCP TypeScript SDK's client).
 # `scripts/deps.sh runtime` (make deps) installs only python3 and debugpy: what running adi needs.
 # `scripts/deps.sh bench` (make bench) installs everything above and the seven libraries of the
 # benchmark's "real repositories" table, whose Debian packages it copies as user code:
@@ -57,7 +58,7 @@ fi
 [ "$mode" != runtime ] || exit 0
 
 # npm ci deletes and reinstalls node_modules, so skip a suite already installed from its lockfile.
-for suite in vscode browser; do
+for suite in vscode browser mcpts; do
   dir="$root/integration/$suite"
   stamp="$dir/node_modules/.package-lock.json"
   if [ -f "$stamp" ] && [ "$stamp" -nt "$dir/package-lock.json" ]; then

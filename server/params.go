@@ -30,7 +30,7 @@ func newParams(m *method, raw json.RawMessage) *params {
 		return p
 	}
 	if raw[0] != '{' || json.Unmarshal(raw, &p.fields) != nil {
-		p.fail("params must be an object with named members: %s", m.usage)
+		p.fail("params must be an object with named members: %s", p.usage())
 	}
 	return p
 }
@@ -48,7 +48,7 @@ func (p *params) raw(name string, required bool) json.RawMessage {
 		return v
 	}
 	if required {
-		p.fail("param %s is missing; it takes %s", p.quoted(name), p.m.usage)
+		p.fail("param %s is missing; it takes %s", p.quoted(name), p.usage())
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func (p *params) String(name string, required bool) string {
 		return ""
 	}
 	if required && strings.TrimSpace(s) == "" {
-		p.fail("param %s is empty; it takes %s", p.quoted(name), p.m.usage)
+		p.fail("param %s is empty; it takes %s", p.quoted(name), p.usage())
 	}
 	return s
 }
@@ -210,7 +210,7 @@ func (p *params) done() *Error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		p.err = newError(CodeInvalidParams, "%s: unknown param %q; it takes %s", p.m.name, unknown[0], p.m.usage)
+		p.err = newError(CodeInvalidParams, "%s: unknown param %q; it takes %s", p.label(), unknown[0], p.usage())
 		p.err.Data.Valid = p.m.paramNames()
 	}
 	return p.err
@@ -232,6 +232,15 @@ func (p *params) label() string {
 		return faces.Cmd(p.m.name)
 	}
 	return p.m.name
+}
+
+// usage is the params the method takes, as a marker each face renders as its own list (a part
+// of a method's params keeps its own usage).
+func (p *params) usage() string {
+	if _, ok := methods[p.m.name]; ok {
+		return faces.Usage(p.m.name, p.m.usage)
+	}
+	return p.m.usage
 }
 
 // quoted names one of the method's params in a message, quoted, as a marker each face renders.

@@ -84,11 +84,15 @@ var (
 	Route = &Kind{"route", "no route to the debug adapter", -32007, 3003, exitFailed}
 	// NotRecording: an adi/ request on an editor connection whose run is not recorded.
 	NotRecording = &Kind{"not_recording", "not recorded", -32006, 3101, exitFailed}
+	// NoDebugpy: an editor's launch names a python without debugpy, which debugpy's launcher and
+	// the debuggee need (the proxy refuses it before debugpy times out; elsewhere run_failed).
+	NoDebugpy = &Kind{"no_debugpy", "no debugpy", -32007, 3004, exitFailed}
 )
 
 // All lists every kind, for tables and tests.
 var All = []*Kind{ParseError, InvalidRequest, MethodNotFound, InvalidParams, Internal, SessionNotFound,
-	NotFound, BadInput, SessionClosed, Timeout, Refused, RunFailed, Cancelled, AdapterGone, Route, NotRecording}
+	NotFound, BadInput, SessionClosed, Timeout, Refused, RunFailed, Cancelled, AdapterGone, Route, NotRecording,
+	NoDebugpy}
 
 // rpcKinds are the kinds the JSON-RPC face names, by code: the first kind of All with the code.
 var rpcKinds = map[int]*Kind{}

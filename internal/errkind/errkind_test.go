@@ -35,6 +35,7 @@ func TestEveryKindOnEveryFace(t *testing.T) {
 		{AdapterGone, "adapter_gone", -32007, 3002, 1, "run_failed"},
 		{Route, "route", -32007, 3003, 1, "run_failed"},
 		{NotRecording, "not_recording", -32006, 3101, 1, "refused"},
+		{NoDebugpy, "no_debugpy", -32007, 3004, 1, "run_failed"},
 	}
 	assert.Len(t, All, len(want), "a kind is missing from this table")
 	assert.Len(t, precedence, len(All), "a kind is missing from Of's order")

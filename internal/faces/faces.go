@@ -44,7 +44,7 @@ const (
 	close = "\u27e7"
 )
 
-var marker = regexp.MustCompile(open + `([a-z_]+\.[a-z_]+)(?: ([a-z_]+))?` + close)
+var marker = regexp.MustCompile(open + `([a-z_]+\.[a-z_]+)(?: ([a-z_]+|\{[a-z_?, ]*\}))?` + close)
 
 // Cmd returns the marker of the command that the JSON-RPC method calls.
 func Cmd(method string) string { return open + method + close }
@@ -52,8 +52,14 @@ func Cmd(method string) string { return open + method + close }
 // Param returns the marker of one param of the command that the method calls.
 func Param(method, param string) string { return open + method + " " + param + close }
 
+// Usage returns the marker of the params a method takes, written as its usage in JSON-RPC names
+// ("{session, frame, depth?}": a trailing ? marks an optional one), which each face renders as
+// its own list: the CLI's arguments and flags, MCP's argument names.
+func Usage(method, usage string) string { return open + method + " " + usage + close }
+
 // names is what the CLI and MCP call one command or param; "" means the face has no name of
-// its own for it (the JSON-RPC name is used).
+// its own for it (the JSON-RPC name is used), "-" that the face does not take the param (its
+// usage leaves it out).
 type names struct{ cli, mcp string }
 
 // commands names every command on the CLI and MCP faces, by its JSON-RPC method.
@@ -113,6 +119,18 @@ var params = map[string]names{
 	"live.set_breakpoint condition": {"--cond EXPR", ""},
 	"live.clear location":           {"FILE:LINE", ""},
 	"live.interact code":            {"CODE", ""},
+	"live.start replace":            {"-", "-"},
+	"live.start dir":                {"-", ""},
+	"live.start env":                {"-", ""},
+	"live.start python":             {"", "-"},
+	"adi.break when":                {"--on-entry|--on-return", ""},
+	"adi.break line":                {"--if-eval-lineno L", ""},
+}
+
+// anyParams names params whose CLI name differs from the JSON-RPC one in every method that
+// takes them (the FLT view's params).
+var anyParams = map[string]names{
+	"watch": {"--full-watch", ""},
 }
 
 // Name returns the face's name of a command (method "live.set_breakpoint") or of one of its
@@ -130,19 +148,63 @@ func (f Face) Name(method, param string) string {
 		}
 		return method
 	}
-	n := params[method+" "+param]
+	if strings.HasPrefix(param, "{") {
+		return f.usage(method, param)
+	}
+	n, ok := params[method+" "+param]
+	if !ok {
+		n = anyParams[param]
+	}
 	switch f {
 	case CLI, Line:
-		if n.cli != "" {
+		if n.cli != "" && n.cli != "-" {
 			return n.cli
 		}
 		return "--" + strings.ReplaceAll(param, "_", "-")
 	case MCP:
-		if n.mcp != "" {
+		if n.mcp != "" && n.mcp != "-" {
 			return n.mcp
 		}
 	}
 	return param
+}
+
+// usage renders a method's usage (Usage) in the face's names: the JSON-RPC list as written; on
+// MCP the same list in its argument names, session optional (the tools default to the session
+// used last); on the CLI and the command language the arguments and flags, optional ones in
+// brackets, without the session (the CLI picks it, --session overrides).
+func (f Face) usage(method, u string) string {
+	if f == WebSocket {
+		return u
+	}
+	var parts []string
+	for _, p := range strings.Split(strings.Trim(u, "{}"), ",") {
+		p = strings.TrimSpace(p)
+		opt := strings.HasSuffix(p, "?")
+		p = strings.TrimSuffix(p, "?")
+		n := params[method+" "+p]
+		switch {
+		case p == "", f == MCP && n.mcp == "-", f != MCP && n.cli == "-":
+		case f == MCP:
+			name := f.Name(method, p)
+			if opt || p == "session" {
+				name += "?"
+			}
+			parts = append(parts, name)
+		case p == "session":
+		case opt:
+			parts = append(parts, "["+f.Name(method, p)+"]")
+		default:
+			parts = append(parts, f.Name(method, p))
+		}
+	}
+	if f == MCP {
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	if len(parts) == 0 {
+		return "no arguments"
+	}
+	return strings.Join(parts, " ")
 }
 
 // Render replaces the markers in s by the face's names.

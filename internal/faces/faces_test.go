@@ -27,3 +27,16 @@ func TestRenderJSON(t *testing.T) {
 	assert.Equal(t, `{"text":"no session; list them with adi_sessions or create one with adi_open"}`, string(MCP.RenderJSON(b)))
 	assert.Equal(t, `{"text":"no session; list them with session.list or create one with session.create"}`, string(WebSocket.RenderJSON(b)))
 }
+
+// TestUsage checks that a method's usage is rendered as each face's list of what it takes.
+func TestUsage(t *testing.T) {
+	msg := "it takes " + Usage("adi.break", "{session, func, cond?, when?, line?, budget?, watch?}")
+	assert.Equal(t, "it takes {session, func, cond?, when?, line?, budget?, watch?}", WebSocket.Render(msg))
+	assert.Equal(t, "it takes {session?, func, cond?, when?, line?, budget?, watch?}", MCP.Render(msg))
+	assert.Equal(t, "it takes FUNC [--cond EXPR] [--on-entry|--on-return] [--if-eval-lineno L] [--budget] [--full-watch]", CLI.Render(msg))
+	msg = "it takes " + Usage("live.start", "{command, id?, replace?, dir?, env?, timeout_ms?, python?}")
+	assert.Equal(t, "it takes CMD [--id] [-t SECONDS] [--python]", CLI.Render(msg))
+	assert.Equal(t, "it takes {command, id?, dir?, env?, timeout_seconds?}", MCP.Render(msg))
+	assert.Equal(t, "it takes no arguments", CLI.Render("it takes "+Usage("adi.state", "{session}")))
+	assert.Equal(t, `{"m":"it takes {session?, frame}"}`, string(MCP.RenderJSON([]byte(`{"m":"it takes `+Usage("adi.flt", "{session, frame}")+`"}`))))
+}
