@@ -156,7 +156,7 @@ const DefaultEagerSteps = 20000
 // variables). A step costs about 4 µs in a small frame but up to a millisecond where big objects
 // are in scope (a web framework's application object), so the step budget alone does not bound
 // the first command's cost.
-const EagerMS = 25
+const EagerMS = 10
 
 func (o Options) eagerSteps() int {
 	switch {

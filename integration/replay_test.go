@@ -102,7 +102,7 @@ func TestReplayLookingChangesNothing(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, "Call tree of lazy:<module>#1 (depth 3, width 10):\n"+
 		"lazy:<module>#1() → None\n"+
-		"  lazy:Lazy#1() → None\n"+
+		"  lazy:Lazy#1() → class Lazy\n"+
 		"  lazy:Lazy.__init__#1(self=Lazy(), factory=<function make at 0x…>) → None\n"+
 		"  lazy:use#1(obj=Lazy(_factory=<function make at 0x…>, _value=None)) → None\n"+
 		"  lazy:Lazy.__class__#1(self=Lazy(_factory=<function make at 0x…>, _value=None)) → <class 'int'>\n"+
