@@ -45,7 +45,7 @@ test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  whe
     cart:line_total#2(qty=3, price=3.0, rate=0.1) → 9.0
 test_cart:<module>#1() → None
   cart:<module>#1() → None
-  test_cart:TestLine#1() → None
+  test_cart:TestLine#1() → class TestLine
 test_cart:TestLine.test_line#1(self=<test_cart.TestLine object at 0x…>, qty=1, price=2.0) → None
   cart:line_total#3(qty=1, price=2.0, rate=0.0) → 2.0
 test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20, price=1.0) → None

@@ -116,7 +116,7 @@ func ByRPC(code int) *Kind {
 // precedence is the order in which Of tests the kinds: an error that wraps several (a closed
 // session's error wrapping a not-found one) is of the first.
 var precedence = []*Kind{SessionNotFound, SessionClosed, Timeout, NotFound, BadInput, Refused, Cancelled,
-	InvalidParams, MethodNotFound, InvalidRequest, ParseError, NotRecording, Route, AdapterGone, Internal, RunFailed}
+	InvalidParams, MethodNotFound, InvalidRequest, ParseError, NotRecording, Route, AdapterGone, Internal, NoDebugpy, RunFailed}
 
 // Of returns the kind of err: the first kind it wraps (errors.Is, in the order of precedence),
 // Timeout for a context deadline, and RunFailed for an error of no kind (a failure of the target
