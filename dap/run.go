@@ -61,43 +61,19 @@ func (r *Run) configure(ctx context.Context, opts RunOptions) error {
 	if _, err := c.Initialize(ctx); err != nil {
 		return fmt.Errorf("initialize debugpy: %w", err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sub := c.Subscribe("initialized")
-	defer sub.Close()
-	call, err := c.Start("launch", opts.Launch)
-	if err != nil {
-		return err
-	}
+	call, err := c.toConfiguration(ctx, "launch", opts.Launch, func(ctx context.Context) error {
+		if opts.Exceptions != nil {
+			if err := c.SetExceptionBreakpoints(ctx, opts.Exceptions); err != nil {
+				return err
+			}
+		}
+		if opts.Configure != nil {
+			return opts.Configure(ctx, c)
+		}
+		return nil
+	})
 	r.launch = call
-	// A refused launch comes back before any initialized event: watch both.
-	initialized := make(chan error, 1)
-	go func() {
-		_, err := sub.WaitFor(ctx, "initialized")
-		initialized <- err
-	}()
-	select {
-	case err := <-initialized:
-		if err != nil {
-			return err
-		}
-	case <-call.Done():
-		if _, err := call.Result(); err != nil {
-			return err
-		}
-		if err := <-initialized; err != nil {
-			return err
-		}
-	}
-	if opts.Exceptions != nil {
-		if err := c.SetExceptionBreakpoints(ctx, opts.Exceptions); err != nil {
-			return err
-		}
-	}
-	if opts.Configure != nil {
-		return opts.Configure(ctx, c)
-	}
-	return nil
+	return err
 }
 
 // ConfigurationDone ends the configuration phase and waits for debugpy's answer to launch,
