@@ -37,12 +37,12 @@ func (e *Env) StepCost(ctx context.Context, stock bool, steps int) (time.Duratio
 		return 0, err
 	}
 	// The breakpoint would stop every iteration: clear it, so that each `next` is one step.
-	if _, err := l.ad.Client.SetBreakpoints(ctx, w.File, []godap.SourceBreakpoint{}); err != nil {
+	if _, err := l.r.Client.SetBreakpoints(ctx, w.File, []godap.SourceBreakpoint{}); err != nil {
 		return 0, err
 	}
 	start := time.Now()
 	for i := 0; i < steps; i++ {
-		if err := l.ad.Client.Next(ctx, thread); err != nil {
+		if err := l.r.Client.Next(ctx, thread); err != nil {
 			return 0, err
 		}
 		if thread, err = l.waitStopped(ctx); err != nil {
@@ -120,7 +120,7 @@ func (e *Env) DebugpyInProcess(ctx context.Context) (time.Duration, error) {
 		if err != nil {
 			return 0, err
 		}
-		_, _, _, out, err := l.waitEnd(ctx)
+		_, _, out, err := l.waitEnd(ctx)
 		l.close()
 		if err != nil {
 			return 0, err

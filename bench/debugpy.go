@@ -5,44 +5,71 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
-
-	godap "github.com/google/go-dap"
 
 	"github.com/adi-bridge/adi/dap"
 )
 
-// debugLaunch is one launch of a workload under debugpy through adi's dap client.
+// debugLaunch is one launch of a workload under debugpy through adi's dap.Run; the pump's
+// output hook collects the program's output with the time each piece came.
 type debugLaunch struct {
-	ad     *dap.Adapter
-	events *dap.Subscription
-	start  time.Time
+	r     *dap.Run
+	start time.Time
+
+	mu     sync.Mutex
+	out    []timedOutput
+	signal chan struct{} // signalled when output came
+}
+
+// timedOutput is one output event and when it came, from the launch's start.
+type timedOutput struct {
+	text string
+	at   time.Duration
 }
 
 // launch starts the adapter (stock leaves out adi's TCP_NODELAY fix) and launches w; configure
 // runs before configurationDone (set breakpoints there; may be nil). The time counts from
 // before the adapter starts. The caller must close it.
 func (e *Env) launch(ctx context.Context, w *Workload, stock bool, configure func(context.Context, *dap.Client) error) (*debugLaunch, error) {
-	start := time.Now()
-	ad, err := dap.StartAdapter(ctx, dap.AdapterOptions{Python: e.Python, Stock: stock, Env: workloadEnv(w.Env), Dir: w.Dir, Log: e.Log})
+	l := &debugLaunch{start: time.Now(), signal: make(chan struct{}, 1)}
+	r, err := dap.StartRun(ctx, ctx, dap.RunOptions{
+		Adapter:   dap.AdapterOptions{Python: e.Python, Stock: stock, Env: workloadEnv(w.Env), Dir: w.Dir, Log: e.Log},
+		Launch:    launchArgs(w),
+		Configure: configure,
+		Hooks:     dap.PumpHooks{Output: l.output, Log: e.Log},
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("launch %s under debugpy: %w", w.Command(), err)
 	}
-	l := &debugLaunch{ad: ad, events: ad.Client.Subscribe("stopped", "exited", "terminated", "output"), start: start}
-	c := ad.Client
-	if _, err := c.Initialize(ctx); err != nil {
-		l.close()
-		return nil, fmt.Errorf("initialize debugpy: %w", err)
-	}
-	var cfg func(context.Context) error
-	if configure != nil {
-		cfg = func(ctx context.Context) error { return configure(ctx, c) }
-	}
-	if err := c.Launch(ctx, launchArgs(w), cfg); err != nil {
+	l.r = r
+	if err := r.ConfigurationDone(ctx); err != nil {
 		l.close()
 		return nil, fmt.Errorf("launch %s under debugpy: %w", w.Command(), err)
 	}
 	return l, nil
+}
+
+// output files one output event of the program (debugpy's telemetry left out).
+func (l *debugLaunch) output(category, text string) {
+	if category == "telemetry" {
+		return
+	}
+	at := time.Since(l.start)
+	l.mu.Lock()
+	l.out = append(l.out, timedOutput{text, at})
+	l.mu.Unlock()
+	select {
+	case l.signal <- struct{}{}:
+	default:
+	}
+}
+
+// outputFrom returns the output events from the i-th on.
+func (l *debugLaunch) outputFrom(i int) []timedOutput {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]timedOutput(nil), l.out[min(i, len(l.out)):]...)
 }
 
 func launchArgs(w *Workload) map[string]any {
@@ -60,53 +87,39 @@ func launchArgs(w *Workload) map[string]any {
 
 // waitStopped waits for the next stopped event and returns its thread.
 func (l *debugLaunch) waitStopped(ctx context.Context) (int, error) {
-	for {
-		m, err := l.events.Next(ctx)
-		if err != nil {
-			return 0, err
-		}
-		switch m.Event {
-		case "stopped":
-			var b godap.StoppedEventBody
-			if err := m.Body(&b); err != nil {
-				return 0, err
-			}
-			return b.ThreadId, nil
-		case "exited":
-			return 0, fmt.Errorf("the program exited before it stopped")
-		}
+	select {
+	case b := <-l.r.Stops():
+		return b.ThreadId, nil
+	case <-l.r.Ended():
+		return 0, fmt.Errorf("the program exited before it stopped")
+	case <-ctx.Done():
+		return 0, fmt.Errorf("waiting for a debugpy event: %w", ctx.Err())
 	}
 }
 
-// waitEnd reads the launch's events until debugpy's terminated event (about 0.85 s after the
-// program ends; output can still arrive after exited). It returns the time from the launch to
-// the exited event and to the terminated event, the exit code, and the program's output as one
-// text (debugpy splits a line written in pieces into several output events).
-func (l *debugLaunch) waitEnd(ctx context.Context) (exited, terminated time.Duration, code int, output string, err error) {
-	var out strings.Builder
-	for {
-		m, err := l.events.Next(ctx)
-		if err != nil {
-			return 0, 0, 0, out.String(), err
+// waitEnd waits for debugpy's exited event (its terminated event comes about 0.85 s after the
+// program ends). It returns the time from the launch to the exited event, the exit code, and the
+// program's output as one text (debugpy splits a line written in pieces into several output
+// events).
+func (l *debugLaunch) waitEnd(ctx context.Context) (exited time.Duration, code int, output string, err error) {
+	text := func() string {
+		var out strings.Builder
+		for _, o := range l.outputFrom(0) {
+			out.WriteString(o.text)
 		}
-		switch m.Event {
-		case "output":
-			var b godap.OutputEventBody
-			if m.Body(&b) == nil && b.Category != "telemetry" {
-				out.WriteString(b.Output)
-			}
-		case "exited":
-			exited = time.Since(l.start)
-			var b godap.ExitedEventBody
-			_ = m.Body(&b)
-			code = b.ExitCode
-		case "terminated":
-			if exited == 0 {
-				return 0, 0, code, out.String(), fmt.Errorf("debugpy ended the session without an exited event")
-			}
-			return exited, time.Since(l.start), code, out.String(), nil
-		}
+		return out.String()
 	}
+	select {
+	case <-l.r.Ended():
+	case <-ctx.Done():
+		return 0, 0, text(), fmt.Errorf("waiting for a debugpy event: %w", ctx.Err())
+	}
+	exited = time.Since(l.start)
+	code, ok := l.r.Exit()
+	if !ok {
+		return 0, code, text(), fmt.Errorf("debugpy ended the session without an exited event")
+	}
+	return exited, code, text(), nil
 }
 
 // quietGap is how long waitLines waits for more output once some has come.
@@ -118,49 +131,46 @@ const quietGap = 3 * time.Second
 func (l *debugLaunch) waitLines(ctx context.Context, prefix string, n int) (time.Duration, int, error) {
 	var partial string
 	var last time.Duration
-	seen := 0
+	seen, read := 0, 0
 	for {
-		wait := ctx
-		var cancel context.CancelFunc = func() {}
-		if seen > 0 {
-			wait, cancel = context.WithTimeout(ctx, quietGap)
-		}
-		m, err := l.events.Next(wait)
-		cancel()
-		if err != nil {
-			if seen > 0 && ctx.Err() == nil {
-				return last, seen, nil
-			}
-			return 0, seen, err
-		}
-		switch m.Event {
-		case "output":
-			var b godap.OutputEventBody
-			if m.Body(&b) != nil || b.Category == "telemetry" {
-				continue
-			}
-			lines := strings.Split(partial+b.Output, "\n")
+		for _, o := range l.outputFrom(read) {
+			read++
+			lines := strings.Split(partial+o.text, "\n")
 			partial = lines[len(lines)-1]
 			for _, line := range lines[:len(lines)-1] {
 				if strings.HasPrefix(line, prefix) {
 					seen++
-					last = time.Since(l.start)
+					last = o.at
 				}
 			}
 			if seen >= n {
 				return last, seen, nil
 			}
-		case "exited", "terminated":
+		}
+		quiet := time.NewTimer(quietGap)
+		if seen == 0 {
+			quiet.Stop()
+		}
+		select {
+		case <-l.signal:
+			quiet.Stop()
+		case <-quiet.C:
+			return last, seen, nil
+		case <-l.r.Ended():
+			quiet.Stop()
+			if len(l.outputFrom(read)) > 0 {
+				continue
+			}
 			return 0, seen, fmt.Errorf("the program ended after %d of %d lines starting %q", seen, n, prefix)
+		case <-ctx.Done():
+			quiet.Stop()
+			return 0, seen, fmt.Errorf("waiting for a debugpy event: %w", ctx.Err())
 		}
 	}
 }
 
 // close ends the adapter and every process of the launch.
-func (l *debugLaunch) close() {
-	l.events.Close()
-	l.ad.Close()
-}
+func (l *debugLaunch) close() { l.r.Close() }
 
 // DebugpyRun times one whole run of w under debugpy with no breakpoints: from starting the
 // adapter to debugpy's exited event (its terminated event, about 0.85 s later, is not counted).
@@ -170,7 +180,7 @@ func (e *Env) DebugpyRun(ctx context.Context, w *Workload) (time.Duration, error
 		return 0, err
 	}
 	defer l.close()
-	d, _, code, _, err := l.waitEnd(ctx)
+	d, code, _, err := l.waitEnd(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -15,26 +14,22 @@ import (
 	"github.com/adi-bridge/adi/probe"
 )
 
-// debugRun is a probe run under debugpy: the adapter, the launch, and a goroutine that consumes
-// the session's events (output into captures, stops into a channel, exit into the run).
+// debugRun is a probe run under debugpy: a dap.Run (the adapter, the launch, the event pump
+// that files output into captures), the probe's run directory, and a watch on the debuggee.
 type debugRun struct {
 	run   *Run
 	limit time.Duration // the Program's Timeout: what a timed-out run was stopped at
-	ad    *dap.Adapter
+	dr    *dap.Run
 	// cancelAd ends the context the adapter was started with (close calls it).
 	cancelAd context.CancelFunc
 	stdout   *capture
 	stderr   *capture
 	start    time.Time
 
-	stops  chan godap.StoppedEventBody
-	ended  chan struct{} // closed when the debuggee has exited or the session ended
-	target targetWatch   // sees the debuggee's process end before debugpy says so
+	target targetWatch // sees the debuggee's process end before debugpy says so
 	log    hclog.Logger
 	mu     sync.Mutex
-	failed error // why consume gave up (a panic): the run ends with this error
-	exit   int
-	exited bool
+	failed error // why the event pump gave up (a panic): the run ends with this error
 }
 
 // startDebug launches the program under debugpy. configure runs between launch and
@@ -80,113 +75,70 @@ func NeedDebugpy(ctx context.Context, prog *Program, what string) error {
 func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []string, output func(string, []byte), configure func(context.Context, *dap.Client) error) (*debugRun, error) {
 	p := rn.prog
 	adCtx, cancelAd := adapterContext(ctx)
-	ad, err := dap.StartAdapter(adCtx, dap.AdapterOptions{Python: p.Debugpy, Env: p.Env, Dir: p.Dir, Log: rn.log})
-	if err != nil {
-		cancelAd()
-		return nil, err
-	}
 	d := &debugRun{
-		run: &Run{Debug: true}, limit: p.Timeout, ad: ad, cancelAd: cancelAd, start: time.Now(),
+		run: &Run{Debug: true}, limit: p.Timeout, cancelAd: cancelAd, start: time.Now(),
 		stdout: &capture{category: "stdout", sink: output},
 		stderr: &capture{category: "stderr", sink: output},
-		stops:  make(chan godap.StoppedEventBody, 16),
-		ended:  make(chan struct{}),
 		target: newTargetWatch(),
-		exit:   -1,
 		log:    rn.log,
 	}
-	events := ad.Client.Subscribe()
-	go d.consume(events)
-	c := ad.Client
-	if _, err := c.Initialize(ctx); err != nil {
-		d.close()
-		return nil, fmt.Errorf("start debugpy: %w", err)
-	}
-	launch := p.LaunchArgs("adi", probe.Script(probeDir), args, probeDir)
-	err = c.Launch(ctx, launch, func(ctx context.Context) error {
-		if err := c.SetExceptionBreakpoints(ctx, nil); err != nil {
-			return err
-		}
-		if configure != nil {
-			return configure(ctx, c)
-		}
-		return nil
+	dr, err := dap.StartRun(ctx, adCtx, dap.RunOptions{
+		Adapter:    dap.AdapterOptions{Python: p.Debugpy, Env: p.Env, Dir: p.Dir, Log: rn.log},
+		Launch:     p.LaunchArgs("adi", probe.Script(probeDir), args, probeDir),
+		Exceptions: []string{},
+		Configure:  configure,
+		Hooks:      d.hooks(),
 	})
 	if err != nil {
+		d.target.stop()
+		cancelAd()
+		return nil, fmt.Errorf("launch under debugpy: %w", err)
+	}
+	d.dr = dr
+	if err := dr.ConfigurationDone(ctx); err != nil {
 		d.close()
 		return nil, fmt.Errorf("launch under debugpy: %w", err)
 	}
 	return d, nil
 }
 
-// consume files the session's events. A panic here (a bug in reading the debuggee's output) ends
-// this run with an error, not the process: it is logged with its stack, and collect returns it.
-func (d *debugRun) consume(events *dap.Subscription) {
-	defer close(d.ended)
-	defer events.Close()
-	defer func() {
-		if v := recover(); v != nil {
-			d.log.Error("reading debugpy's events panicked; ending the run", "panic", v, "stack", string(debug.Stack()))
+// hooks are what the run's event pump calls: output into the captures, the debuggee's pid into
+// the target watch. A panic there (a bug in reading the debuggee's output) ends this run with an
+// error, not the process: collect returns it.
+func (d *debugRun) hooks() dap.PumpHooks {
+	return dap.PumpHooks{
+		Event: func(m *dap.Message) {
+			if testHookEvent != nil {
+				testHookEvent(m)
+			}
+		},
+		Output: func(category, text string) {
+			switch category {
+			case "stdout":
+				_, _ = d.stdout.Write([]byte(text))
+			case "stderr":
+				_, _ = d.stderr.Write([]byte(text))
+			}
+		},
+		Process: d.target.watch,
+		Panicked: func(v any) {
 			d.mu.Lock()
 			d.failed = fmt.Errorf("internal error while reading debugpy's events: %v (please report this)", v)
 			d.mu.Unlock()
-		}
-	}()
-	for {
-		m, err := events.Next(context.Background())
-		if err != nil {
-			return
-		}
-		if testHookEvent != nil {
-			testHookEvent(m)
-		}
-		switch m.Event {
-		case "process":
-			var b godap.ProcessEventBody
-			if m.Body(&b) == nil && b.SystemProcessId > 0 {
-				d.target.watch(b.SystemProcessId)
-			}
-		case "output":
-			var b godap.OutputEventBody
-			if m.Body(&b) == nil {
-				switch b.Category {
-				case "stdout":
-					_, _ = d.stdout.Write([]byte(b.Output))
-				case "stderr":
-					_, _ = d.stderr.Write([]byte(b.Output))
-				}
-			}
-		case "stopped":
-			var b godap.StoppedEventBody
-			if m.Body(&b) == nil {
-				select {
-				case d.stops <- b:
-				default:
-				}
-			}
-		case "exited":
-			var b godap.ExitedEventBody
-			if m.Body(&b) == nil {
-				d.mu.Lock()
-				d.exit, d.exited = b.ExitCode, true
-				d.mu.Unlock()
-			}
-			return
-		case "terminated":
-			return
-		}
+		},
+		Log: d.log,
 	}
 }
 
-// testHookEvent, when set (by tests), sees every event consume reads, before it is handled.
+// testHookEvent, when set (by tests), sees every event the event pump reads, before it is handled.
 var testHookEvent func(m *dap.Message)
 
 // waitStop waits for the next stop. It returns ok=false when the debuggee ended first.
 func (d *debugRun) waitStop(ctx context.Context) (godap.StoppedEventBody, bool, error) {
 	select {
-	case s := <-d.stops:
+	case s := <-d.dr.Stops():
 		return s, true, nil
-	case <-d.ended:
+	case <-d.dr.Ended():
 		return godap.StoppedEventBody{}, false, nil
 	case <-d.target.gone:
 		return godap.StoppedEventBody{}, false, nil
@@ -198,11 +150,11 @@ func (d *debugRun) waitStop(ctx context.Context) (godap.StoppedEventBody, bool, 
 // alive reports whether the run's debuggee and debugpy's adapter are both still there.
 func (d *debugRun) alive() bool {
 	select {
-	case <-d.ended:
+	case <-d.dr.Ended():
 		return false
 	case <-d.target.gone:
 		return false
-	case <-d.ad.Client.Done():
+	case <-d.dr.Client.Done():
 		return false
 	default:
 		return true
@@ -212,14 +164,11 @@ func (d *debugRun) alive() bool {
 // lostAdapter reports whether the DAP connection ended before debugpy said the debuggee exited:
 // then the adapter died (or was killed), not the program.
 func (d *debugRun) lostAdapter() bool {
-	d.mu.Lock()
-	exited := d.exited
-	d.mu.Unlock()
-	if exited {
+	if _, exited := d.dr.Exit(); exited {
 		return false
 	}
 	select {
-	case <-d.ad.Client.Done():
+	case <-d.dr.Client.Done():
 		return true
 	default:
 		return false
@@ -230,12 +179,12 @@ func (d *debugRun) lostAdapter() bool {
 // first (the run's time is up), the debuggee is asked to stop before it is killed.
 func (d *debugRun) finish(ctx context.Context) (*Run, error) {
 	select {
-	case <-d.ended:
+	case <-d.dr.Ended():
 	case <-d.target.gone:
-		d.target.grace(d.ended)
+		d.target.grace(d.dr.Ended())
 	case <-ctx.Done():
 		d.run.TimedOut, d.run.TimeLimit = true, d.limit
-		d.target.askStop(d.ended)
+		d.target.askStop(d.dr.Ended())
 	}
 	return d.collect()
 }
@@ -245,8 +194,8 @@ func (d *debugRun) collect() (*Run, error) {
 	d.close()
 	r := d.run
 	r.Elapsed = time.Since(d.start)
+	r.ExitCode, _ = d.dr.Exit()
 	d.mu.Lock()
-	r.ExitCode = d.exit
 	failed := d.failed
 	d.mu.Unlock()
 	if failed != nil {
@@ -272,7 +221,7 @@ func (d *debugRun) collect() (*Run, error) {
 // close ends the adapter and every process of the run.
 func (d *debugRun) close() {
 	d.target.stop()
-	d.ad.Close()
+	d.dr.Close()
 	d.cancelAd()
 }
 

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	godap "github.com/google/go-dap"
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,12 +26,12 @@ func TestDebugRunConsumePanicEndsTheRun(t *testing.T) {
 	c := dap.NewClient(dap.NewConn(conn, conn, conn), nil)
 	t.Cleanup(func() { _ = c.Close() })
 	d := &debugRun{run: &Run{}, stdout: &capture{category: "stdout"}, stderr: &capture{category: "stderr"},
-		stops: make(chan godap.StoppedEventBody, 16), ended: make(chan struct{}), target: newTargetWatch(), exit: -1,
-		log: hclog.NewNullLogger()}
-	go d.consume(c.Subscribe())
+		target: newTargetWatch(), log: hclog.NewNullLogger()}
+	p := dap.NewPump(c, d.hooks())
+	t.Cleanup(p.Close)
 	a.Event("output", map[string]any{"category": "stdout", "output": "x"})
 	select {
-	case <-d.ended:
+	case <-p.Ended():
 	case <-time.After(5 * time.Second):
 		t.Fatal("the run did not end after its event pump panicked")
 	}

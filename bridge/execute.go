@@ -265,7 +265,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, li
 	}
 	if !ok {
 		if d.lostAdapter() {
-			return nil, fmt.Errorf("debugpy's adapter ended before the run reached %s line %d (%v); the run's processes were ended and the session is still usable: try again", f.FID, line, d.ad.Client.Err())
+			return nil, fmt.Errorf("debugpy's adapter ended before the run reached %s line %d (%v); the run's processes were ended and the session is still usable: try again", f.FID, line, d.dr.Client.Err())
 		}
 		run, cerr := d.collect()
 		if cerr == nil && run.Rec.Result != nil && run.Rec.Result.Divergence != nil {
@@ -274,14 +274,14 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, li
 		}
 		return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d", f.FID, line, visit)
 	}
-	frames, err := d.ad.Client.StackTrace(ctx, stopped.ThreadId, 1)
+	frames, err := d.dr.Client.StackTrace(ctx, stopped.ThreadId, 1)
 	if err != nil || len(frames) == 0 {
 		return nil, fmt.Errorf("stopped in %s but debugpy gave no stack: %v", f.FID, err)
 	}
 	lit, _ := json.Marshal(stmt) // a JSON string is a valid Python string literal
 	expr := fmt.Sprintf("__import__('adi_probe.execute', fromlist=['run']).run(%s)", lit)
 	evalCtx, cancelEval := context.WithTimeout(ctx, limit)
-	_, err = d.ad.Client.Evaluate(evalCtx, expr, frames[0].Id, "repl")
+	_, err = d.dr.Client.Evaluate(evalCtx, expr, frames[0].Id, "repl")
 	cancelEval()
 	if err != nil && ctx.Err() == nil && errors.Is(evalCtx.Err(), context.DeadlineExceeded) {
 		return nil, s.stmtTimedOut(j, line, limit, nil) // d.close (deferred) ends the run
@@ -299,7 +299,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, li
 	}
 	if thenContinue {
 		mark := d.stdout.len()
-		if err := d.ad.Client.Continue(ctx, stopped.ThreadId); err != nil {
+		if err := d.dr.Client.Continue(ctx, stopped.ThreadId); err != nil {
 			return nil, fmt.Errorf("cannot continue after the statement: %w", err)
 		}
 		run, err := d.finish(ctx)

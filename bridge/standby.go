@@ -173,7 +173,7 @@ func (rn *runner) useStandby(ctx context.Context, sb *standby, req RunRequest, c
 	d := sb.d
 	_, dir, cfgPath, err := rn.prepare(req)
 	if err == nil && configure != nil {
-		err = configure(ctx, d.ad.Client)
+		err = configure(ctx, d.dr.Client)
 	}
 	if err == nil {
 		err = writeFIFO(ctx, sb.fifo, cfgPath+"\n", d)

@@ -1,7 +1,7 @@
 // Package dap speaks the Debug Adapter Protocol to debugpy and manages debugpy processes. It knows
 // nothing of ADI.
 //
-// It owns three things:
+// It owns these things:
 //   - Conn: DAP framing over a byte stream (framing.go, adi's one framer: headers and bodies
 //     bounded, exact errors), envelope-only decoding and the raw JSON kept, so any message
 //     (debugpy's custom events, unknown fields) passes intact. The DAP proxy reads and writes
@@ -13,7 +13,17 @@
 //     handler) and a write loop (the only writer of the connection).
 //   - the debugpy launcher: finding a Python that imports debugpy, starting `python -m
 //     debugpy.adapter` in its own process group with TCP_NODELAY forced (see docs/design.md), and
-//     ending every process of the run when it closes.
+//     ending every process of the run when it closes. An Adapter runs one goroutine, waiting for
+//     its process (and one ending it when its context ends).
+//   - Run: one program under debugpy (run.go), the only place a launch is built: the adapter,
+//     initialize, launch up to the end of the configuration phase, ConfigurationDone (which
+//     waits for launch's answer), and a Pump. While a Run starts, one goroutine waits for the
+//     initialized event. exec runs, the kept-ready run, live mode, the benchmark and the Pinger
+//     all use it.
+//   - Pump: the one reader of a run's events. It runs two goroutines: the pump (output, the
+//     debuggee's pid and the exit to hooks and fields; it ends at exited, terminated or the end
+//     of the connection) and the stop hand-over, which delivers every stop in order, none dropped,
+//     until the Pump is closed.
 package dap
 
 import (

@@ -10,28 +10,23 @@ import (
 // `threads` request, which debugpy's adapter forwards to pydevd in the debuggee and back: the path
 // every DAP request of a debug session takes.
 type Pinger struct {
-	ad *Adapter
+	r *Run
 }
 
 // StartPinger launches the sleeping program. stock leaves out the TCP_NODELAY fix, to show what
 // the fix saves.
 func StartPinger(ctx context.Context, py *Python, stock bool) (*Pinger, error) {
-	ad, err := StartAdapter(ctx, AdapterOptions{Python: py, Stock: stock})
-	if err != nil {
-		return nil, err
-	}
-	p := &Pinger{ad: ad}
-	c := ad.Client
-	if _, err := c.Initialize(ctx); err != nil {
-		p.Close()
-		return nil, fmt.Errorf("start pinger: %w", err)
-	}
 	args := map[string]any{
 		"name": "adi-ping", "type": "python", "request": "launch",
 		"code": "import time; time.sleep(600)", "console": "internalConsole",
 		"justMyCode": true, "subProcess": false,
 	}
-	if err := c.Launch(ctx, args, nil); err != nil {
+	r, err := StartRun(ctx, ctx, RunOptions{Adapter: AdapterOptions{Python: py, Stock: stock}, Launch: args})
+	if err != nil {
+		return nil, fmt.Errorf("start pinger: %w", err)
+	}
+	p := &Pinger{r: r}
+	if err := r.ConfigurationDone(ctx); err != nil {
 		p.Close()
 		return nil, fmt.Errorf("start pinger: %w", err)
 	}
@@ -46,14 +41,14 @@ func StartPinger(ctx context.Context, py *Python, stock bool) (*Pinger, error) {
 
 // Ping makes one round trip to the debuggee.
 func (p *Pinger) Ping(ctx context.Context) error {
-	if _, err := p.ad.Client.Threads(ctx); err != nil {
+	if _, err := p.r.Client.Threads(ctx); err != nil {
 		return fmt.Errorf("ping debugpy: %w", err)
 	}
 	return nil
 }
 
 // Close ends the session and its processes.
-func (p *Pinger) Close() { p.ad.Close() }
+func (p *Pinger) Close() { p.r.Close() }
 
 // RoundTrip returns the mean time of n round trips (see Pinger).
 func RoundTrip(ctx context.Context, py *Python, stock bool, n int) (time.Duration, error) {

@@ -116,9 +116,12 @@ func (c *Client) Disconnect(ctx context.Context, terminate bool) error {
 	return c.Do(ctx, "disconnect", godap.DisconnectArguments{TerminateDebuggee: terminate}, nil)
 }
 
-// Launch runs debugpy's launch sequence: it sends launch, waits for the initialized event, calls
-// configure (set breakpoints there; may be nil), sends configurationDone, and waits for the launch
-// response, which debugpy only sends after configurationDone.
+// Launch runs debugpy's launch sequence on a connection: it sends launch, waits for the
+// initialized event, calls configure (set breakpoints there; may be nil), sends
+// configurationDone, and waits for the launch response, which debugpy only sends after
+// configurationDone. A program adi starts itself is a Run (run.go), which stops before
+// configurationDone; Launch is for a connection adi does not own, such as an editor's side of
+// the DAP proxy.
 func (c *Client) Launch(ctx context.Context, args any, configure func(context.Context) error) error {
 	return c.startSession(ctx, "launch", args, configure)
 }
@@ -129,13 +132,28 @@ func (c *Client) Attach(ctx context.Context, args any, configure func(context.Co
 }
 
 func (c *Client) startSession(ctx context.Context, command string, args any, configure func(context.Context) error) error {
+	call, err := c.toConfiguration(ctx, command, args, configure)
+	if err != nil {
+		return err
+	}
+	if err := c.ConfigurationDone(ctx); err != nil {
+		return err
+	}
+	_, err = c.Wait(ctx, call)
+	return err
+}
+
+// toConfiguration sends command (launch or attach), waits for the initialized event and calls
+// configure (may be nil). It returns the request's call, which debugpy answers only after
+// configurationDone. Run and Launch both start a session with it.
+func (c *Client) toConfiguration(ctx context.Context, command string, args any, configure func(context.Context) error) (*Call, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sub := c.Subscribe("initialized")
 	defer sub.Close()
 	call, err := c.Start(command, args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// A refused launch comes back before any initialized event: watch both.
 	initialized := make(chan error, 1)
@@ -146,24 +164,20 @@ func (c *Client) startSession(ctx context.Context, command string, args any, con
 	select {
 	case err := <-initialized:
 		if err != nil {
-			return err
+			return nil, err
 		}
 	case <-call.Done():
 		if _, err := call.Result(); err != nil {
-			return err
+			return nil, err
 		}
 		if err := <-initialized; err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if configure != nil {
 		if err := configure(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := c.ConfigurationDone(ctx); err != nil {
-		return err
-	}
-	_, err = c.Wait(ctx, call)
-	return err
+	return call, nil
 }

@@ -67,7 +67,8 @@ func (s *Session) waitStop(ctx context.Context, started time.Time) (result, erro
 	defer watchdog.Stop()
 	for {
 		select {
-		case st := <-r.stops:
+		case b := <-r.stops():
+			st := stopOf(b)
 			// adi pauses only in its watchdog: a pause stop here is a late one from an earlier
 			// watchdog (a DAP pause that never landed there, overtaken by the signal).
 			if s.ignorable(st) || st.Reason == "pause" {
@@ -256,7 +257,8 @@ func (s *Session) watchdog(ctx context.Context, started time.Time) (result, erro
 	signalled := false
 	for {
 		select {
-		case st := <-s.run.stops:
+		case b := <-s.run.stops():
+			st := stopOf(b)
 			if s.ignorable(st) {
 				if err := s.resumeThread(ctx, st.ThreadID); err != nil {
 					return result{}, err

@@ -9,12 +9,11 @@
 // expires idle ones and ends every process of a session it closes. Servers call Session.Do (and
 // Registry) and nothing else, so every face (WebSocket, CLI, MCP) shares one implementation.
 //
-// Goroutines: per run of a session, one goroutine consumes the DAP events (output into the
-// session's buffers, stops and the exit into channels); one waits for debugpy's answer to launch
-// (it comes after configurationDone) and one for the initialized event while the run starts;
-// once the program finished, one waits (at most teardownLimit) for its interpreter to end before
-// ending the run's processes. Besides them run the dap.Client's read and write loops and the
-// dap.Adapter's waiter. All end with the run. A Session starts no other goroutine: its commands
+// Goroutines: per run of a session, a dap.Run's: its event pump (output into the session's
+// buffers, through the marker scanners), the pump's stop hand-over, one waiting for the
+// initialized event while the run starts, the dap.Client's read and write loops and the
+// dap.Adapter's waiter; once the program finished, one waits (at most teardownLimit) for its
+// interpreter to end before ending the run's processes. All end with the run. A Session starts no other goroutine: its commands
 // run on the caller's goroutine, one at a time (a mutex), and every wait in them is bounded (the
 // watchdog, request timeouts), so no sequence of commands can wedge it. A Registry with an idle
 // timeout runs one reaper goroutine until Shutdown.

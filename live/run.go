@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -34,20 +33,17 @@ type stop struct {
 	ThreadID    int
 }
 
-// run is one execution of the target under debugpy: the adapter (and with it the launcher and the
-// debuggee), the launch request that waits for configurationDone, and the goroutine that consumes
-// the session's DAP events.
+// run is one execution of the target under debugpy: a dap.Run (the adapter, and with it the
+// launcher and the debuggee; the launch request that waits for configurationDone; the event pump
+// that files the output into the session's buffers and scans it for the launcher's markers).
 type run struct {
-	n  int // 1 for the first run of a session, then one more per restart
-	ad *dap.Adapter
-	c  *dap.Client
-	// launched receives debugpy's answer to launch, which comes after configurationDone.
-	launched chan error
-	dump     string // the launcher's faulthandler file
-	start    time.Time
+	n    int // 1 for the first run of a session, then one more per restart
+	dr   *dap.Run
+	pump *dap.Pump
+	c    *dap.Client
+	dump string // the launcher's faulthandler file
 
-	stops chan stop
-	ended chan struct{} // closed when the debuggee exited, the session terminated, or the connection broke
+	ended <-chan struct{} // closed when the debuggee exited, the session terminated, or the connection broke
 	// finished is closed when the launcher reported the program's exit status: the program is
 	// done, only the interpreter's teardown under the debugger remains (ended follows).
 	finished chan struct{}
@@ -61,11 +57,9 @@ type run struct {
 	log hclog.Logger
 
 	mu       sync.Mutex
-	failed   error // why consume gave up (a panic), ending the run
-	exitCode int
-	exited   bool // the exit code is known (exited event, or the launcher's report)
-	reported bool // the exit code is the launcher's report (the program's own status)
-	pid      int
+	failed   error // why the event pump gave up (a panic), ending the run
+	exitCode int   // the launcher's report of the program's exit status
+	reported bool  // the launcher reported it
 }
 
 // startRun starts the adapter, launches the program through the launcher, and configures it
@@ -88,157 +82,76 @@ func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string
 		log = hclog.NewNullLogger()
 	}
 	token := dap.NewRunTag()
-	r := &run{n: n, dump: filepath.Join(dir, fmt.Sprintf("stack-%d.txt", n)), start: time.Now(),
-		stops: make(chan stop, 16), launched: make(chan error, 1), ended: make(chan struct{}),
+	r := &run{n: n, dump: filepath.Join(dir, fmt.Sprintf("stack-%d.txt", n)),
 		finished: make(chan struct{}), token: token, exitCode: -1, waiters: map[string]chan struct{}{}, log: log,
 		scanners: [2]*markerScanner{newMarkerScanner(token), newMarkerScanner(token)}}
 	args, err := launchArgs(prog, launcher, probeDir, r.dump, token)
 	if err != nil {
 		return nil, err
 	}
-	r.ad, err = dap.StartAdapter(life, dap.AdapterOptions{Python: prog.Debugpy, Env: prog.Env, Dir: prog.Dir, Log: log})
-	if err != nil {
-		return nil, fmt.Errorf("start debugpy for live mode: %w", err)
-	}
-	r.c = r.ad.Client
-	go r.consume(r.c.Subscribe(), out)
 	ctx, cancel := context.WithTimeout(ctx, launchTimeout)
 	defer cancel()
-	if err := r.launchUntilConfigured(ctx, life, args, configure); err != nil {
-		r.close()
+	r.dr, err = dap.StartRun(ctx, life, dap.RunOptions{
+		Adapter:    dap.AdapterOptions{Python: prog.Debugpy, Env: prog.Env, Dir: prog.Dir, Log: log},
+		Launch:     args,
+		Exceptions: []string{"uncaught", "userUnhandled"},
+		Configure:  configure,
+		Hooks:      r.hooks(out),
+	})
+	if err != nil {
+		_ = os.Remove(r.dump)
 		return nil, fmt.Errorf("launch the program under debugpy: %w", err)
 	}
+	r.pump, r.c, r.ended = r.dr.Pump, r.dr.Client, r.dr.Ended()
 	return r, nil
-}
-
-// launchUntilConfigured sends initialize and launch, waits for initialized, and configures.
-func (r *run) launchUntilConfigured(ctx, life context.Context, args map[string]any, configure func(context.Context, *dap.Client) error) error {
-	if _, err := r.c.Initialize(ctx); err != nil {
-		return err
-	}
-	sub := r.c.Subscribe("initialized")
-	defer sub.Close()
-	call, err := r.c.Start("launch", args)
-	if err != nil {
-		return err
-	}
-	// debugpy answers launch only after configurationDone, which continue sends: a goroutine
-	// waits for the answer as long as the run lives.
-	go func() {
-		_, err := r.c.Wait(life, call)
-		r.launched <- err
-	}()
-	initialized := make(chan error, 1)
-	go func() {
-		_, err := sub.WaitFor(ctx, "initialized")
-		initialized <- err
-	}()
-	select {
-	case err := <-initialized:
-		if err != nil {
-			return err
-		}
-	case err := <-r.launched:
-		// A refused launch is answered before any initialized event.
-		if err != nil {
-			return err
-		}
-		r.launched <- nil
-		if err := <-initialized; err != nil {
-			return err
-		}
-	}
-	if err := r.c.SetExceptionBreakpoints(ctx, []string{"uncaught", "userUnhandled"}); err != nil {
-		return err
-	}
-	return configure(ctx, r.c)
 }
 
 // configurationDone lets the program start and waits for debugpy's answer to launch.
 func (r *run) configurationDone(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	if err := r.c.ConfigurationDone(ctx); err != nil {
-		return err
-	}
-	select {
-	case err := <-r.launched:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("debugpy did not answer launch after configurationDone: %w", ctx.Err())
-	}
+	return r.dr.ConfigurationDone(ctx)
 }
 
-// consume files the run's events: output into out, stops into r.stops, the exit code; ended is
-// closed when the debuggee exited, the session terminated, or the connection broke.
-//
-// A panic here (a bug in reading the debuggee's output) ends this run, not the process: it is
-// logged with its stack, the run's processes are ended, and the session says why.
-func (r *run) consume(events *dap.Subscription, out *outputs) {
-	defer close(r.ended)
-	defer events.Close()
-	defer func() {
-		if v := recover(); v != nil {
-			r.log.Error("reading debugpy's events panicked; ending the run", "panic", v, "stack", string(debug.Stack()))
-			r.mu.Lock()
-			r.failed = fmt.Errorf("adi: internal error while reading debugpy's events: %v; adi ended the program (please report this)", v)
-			r.mu.Unlock()
-			if r.ad != nil {
-				r.ad.Close()
+// hooks are what the run's event pump calls: output into out (with the launcher's markers taken
+// out and acted on). A panic there (a bug in reading the debuggee's output) ends this run, not
+// the process: the pump logs it with its stack, the run's processes are ended, and the session
+// says why.
+func (r *run) hooks(out *outputs) dap.PumpHooks {
+	return dap.PumpHooks{
+		Event: func(m *dap.Message) {
+			if testHookEvent != nil {
+				testHookEvent(m)
 			}
-		}
-	}()
-	for {
-		m, err := events.Next(context.Background())
-		if err != nil {
-			return
-		}
-		if testHookEvent != nil {
-			testHookEvent(m)
-		}
-		switch m.Event {
-		case "output":
-			var b godap.OutputEventBody
-			if m.Body(&b) != nil {
-				continue
-			}
-			if i := streamIndex(b.Category); i >= 0 {
+		},
+		Output: func(category, text string) {
+			if i := streamIndex(category); i >= 0 {
 				var found []marker
-				b.Output, found = r.scanners[i].scan(b.Output)
+				text, found = r.scanners[i].scan(text)
 				for _, mk := range found {
 					r.marked(mk)
 				}
 			}
-			out.write(b.Category, b.Output)
-		case "process":
-			var b godap.ProcessEventBody
-			if m.Body(&b) == nil {
-				r.mu.Lock()
-				r.pid = b.SystemProcessId
-				r.mu.Unlock()
+			out.write(category, text)
+		},
+		Panicked: func(v any) {
+			r.mu.Lock()
+			r.failed = fmt.Errorf("adi: internal error while reading debugpy's events: %v; adi ended the program (please report this)", v)
+			r.mu.Unlock()
+			if r.dr != nil {
+				_ = r.dr.Adapter.Close()
 			}
-		case "stopped":
-			var b godap.StoppedEventBody
-			if m.Body(&b) == nil {
-				select {
-				case r.stops <- stop{Reason: b.Reason, Text: b.Text, Description: b.Description, ThreadID: b.ThreadId}:
-				default: // more stops than anyone waits for: only a broken debugger sends them
-				}
-			}
-		case "exited":
-			var b godap.ExitedEventBody
-			if m.Body(&b) == nil {
-				r.mu.Lock()
-				if !r.exited { // the launcher's report, when it came, is the program's own status
-					r.exitCode, r.exited = b.ExitCode, true
-				}
-				r.mu.Unlock()
-			}
-			return
-		case "terminated":
-			return
-		}
+		},
+		Log: r.log,
 	}
+}
+
+// stops delivers the run's stopped events, none dropped.
+func (r *run) stops() <-chan godap.StoppedEventBody { return r.pump.Stops() }
+
+// stopOf is the stop a stopped event says.
+func stopOf(b godap.StoppedEventBody) stop {
+	return stop{Reason: b.Reason, Text: b.Text, Description: b.Description, ThreadID: b.ThreadId}
 }
 
 // streamIndex numbers the program's output streams: 0 stdout, 1 stderr, -1 another category.
@@ -260,10 +173,11 @@ func (r *run) marked(mk marker) {
 		if err != nil {
 			return
 		}
+		_, byEvent := r.pump.Exit() // the launcher's report, when it came first, is the program's own status
 		r.mu.Lock()
-		first := !r.exited
+		first := !r.reported && !byEvent
 		if first {
-			r.exitCode, r.exited, r.reported = status, true, true
+			r.exitCode, r.reported = status, true
 		}
 		r.mu.Unlock()
 		if first {
@@ -279,8 +193,7 @@ func (r *run) marked(mk marker) {
 	}
 }
 
-// exit returns the exit code, and whether the exited event said it.
-// testHookEvent, when set (by tests), sees every event consume reads, before it is handled.
+// testHookEvent, when set (by tests), sees every event the event pump reads, before it is handled.
 var testHookEvent func(m *dap.Message)
 
 // failure is why consume ended the run (nil unless it panicked).
@@ -290,10 +203,16 @@ func (r *run) failure() error {
 	return r.failed
 }
 
+// exit returns the exit code (the launcher's report, else debugpy's exited event), and whether
+// one is known.
 func (r *run) exit() (int, bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.exitCode, r.exited
+	code, reported := r.exitCode, r.reported
+	r.mu.Unlock()
+	if reported {
+		return code, true
+	}
+	return r.pump.Exit()
 }
 
 // fromLauncher reports whether the exit code is the launcher's report (the program's own status)
@@ -305,11 +224,7 @@ func (r *run) fromLauncher() bool {
 }
 
 // debuggeePid returns the debuggee's process id (0 before debugpy announced it).
-func (r *run) debuggeePid() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.pid
-}
+func (r *run) debuggeePid() int { return r.pump.Pid() }
 
 // isEnded reports whether the run has ended, or the program finished (see finished).
 func (r *run) isEnded() bool {
@@ -350,6 +265,6 @@ func (r *run) closeWhenEnded() {
 
 // close ends every process of the run and removes its faulthandler file.
 func (r *run) close() {
-	r.ad.Close()
+	r.dr.Close()
 	_ = os.Remove(r.dump)
 }

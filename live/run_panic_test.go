@@ -26,9 +26,10 @@ func TestRunConsumePanicEndsTheRun(t *testing.T) {
 	a, conn := daptest.NewAdapter(t)
 	c := dap.NewClient(dap.NewConn(conn, conn, conn), nil)
 	t.Cleanup(func() { _ = c.Close() })
-	r := &run{c: c, stops: make(chan stop, 16), ended: make(chan struct{}), finished: make(chan struct{}),
-		exitCode: -1, waiters: map[string]chan struct{}{}, log: hclog.NewNullLogger()}
-	go r.consume(c.Subscribe(), nil)
+	r := &run{c: c, finished: make(chan struct{}), exitCode: -1, waiters: map[string]chan struct{}{}, log: hclog.NewNullLogger()}
+	r.pump = dap.NewPump(c, r.hooks(nil))
+	r.ended = r.pump.Ended()
+	t.Cleanup(r.pump.Close)
 	a.Event("output", map[string]any{"category": "stdout", "output": "x"})
 	select {
 	case <-r.ended:
