@@ -134,7 +134,7 @@ describe('viewer 2', () => {
       return {height: el.offsetHeight, scroll: el.scrollHeight + 2, column: document.querySelector('.pane.left').clientHeight};
     });
     assert.ok(s.height >= Math.floor(Math.min(s.scroll, 0.4 * s.column)), JSON.stringify(s));
-    await shot(page, '30-tree-533-children');
+    await shot(page, '50-tree-533-children');
 
     await tree.focus();
     await page.keyboard.press('End'); // the last row: the one that shows more
@@ -153,7 +153,7 @@ describe('viewer 2', () => {
     await page.keyboard.press('Enter');
     await title(page, 'v2:leaf#500');
     assert.equal(await tree.locator('.row.current .open').textContent(), 'leaf#500');
-    await shot(page, '31-tree-end');
+    await shot(page, '51-tree-end');
   });
 
   it('finds the calls that raised by their exception and says why each row matched', async () => {
@@ -165,7 +165,7 @@ describe('viewer 2', () => {
     assert.deepEqual(await page.locator('#tree .matches .open').allTextContents(), ['check#4', 'check#11', 'check#18', 'check#25']);
     assert.deepEqual(await page.locator('#tree .matches .why').allTextContents(), Array(4).fill('matched in the exception'));
     assert.deepEqual(await page.locator('#tree .matches .exc').allTextContents(), ['⚠ ValueError: bad n: 3', '⚠ ValueError: bad n: 10', '⚠ ValueError: bad n: 17', '⚠ ValueError: bad n: 24']);
-    await shot(page, '32-search-exception');
+    await shot(page, '52-search-exception');
     await filter.fill('i=499');
     await waitText(page, '#tree .tree-status', '1 call match “i=499”');
     assert.equal(await page.locator('#tree .matches .why').textContent(), 'matched in the argument i');
@@ -185,7 +185,7 @@ describe('viewer 2', () => {
       return {scroll: el.scrollWidth, client: el.clientWidth};
     });
     assert.ok(box.scroll > box.client + 200, JSON.stringify(box));
-    await shot(page, '33-deep-recursion');
+    await shot(page, '53-deep-recursion');
   });
 
   it('shows branch outcomes on their lines and the paths of changes', async () => {
@@ -199,7 +199,7 @@ describe('viewer 2', () => {
       assert.equal(flt.steps.find((s) => s.line === ifLine).test, want.includes('True'));
       await waitText(page, `#flt li.line[data-line="${ifLine}"] .branch`, want);
     }
-    await shot(page, '34-branch-taken');
+    await shot(page, '54-branch-taken');
     await page.locator('#tree .tree-filter').fill('bump');
     await waitText(page, '#tree .tree-status', '1 call match “bump”');
     await page.locator('#tree .matches .open').click();
@@ -226,7 +226,7 @@ describe('viewer 2', () => {
     await chart.click({position: {x: 2 + (19 / 30) * 236, y: 18}});
     await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 171 → 190');
     assert.equal(await line(page, header).locator('input.iter-slider').inputValue(), '19');
-    await shot(page, '35-loop-slider-chart');
+    await shot(page, '55-loop-slider-chart');
   });
 
   it('draws the call timeline, marks what raised and opens a call', async () => {
@@ -240,7 +240,7 @@ describe('viewer 2', () => {
     await svg.locator(`rect[data-frame="${bump.index}"]`).dispatchEvent('click');
     await title(page, 'v2:Counter.bump#1');
     assert.equal(await svg.locator('rect.cur').getAttribute('data-frame'), String(bump.index));
-    await shot(page, '36-timeline');
+    await shot(page, '56-timeline');
     await page.locator('#flt .timeline summary').click();
   });
 
@@ -253,7 +253,7 @@ describe('viewer 2', () => {
     await page.locator('#progress').waitFor({state: 'hidden', timeout: 5000});
     assert.equal(await page.locator('#alert').isHidden(), true);
     assert.equal(await page.locator('#inspect .breakpoints li').count(), 0);
-    await shot(page, '37-bad-condition');
+    await shot(page, '57-bad-condition');
     await page.locator('#inspect [data-nav=continue]').click();
     await page.locator('#inspect .break-error').waitFor({state: 'hidden'});
     assert.doesNotMatch(await page.locator('#inspect .nav-message').textContent(), /adi\./);
@@ -269,7 +269,7 @@ describe('viewer 2', () => {
     assert.match(await bp.locator('.cond-error').textContent(), /^⚠ never stops: its condition failed: NameError/);
     const grown = await page.evaluate(() => document.documentElement.scrollHeight - innerHeight);
     assert.ok(grown <= 0, `the page is ${grown} px taller than the window`);
-    await shot(page, '38-broken-breakpoint');
+    await shot(page, '58-broken-breakpoint');
     await bp.locator('button', {hasText: 'Clear'}).click();
     await page.locator('#inspect .no-breakpoints').waitFor({state: 'visible'});
   });
@@ -300,16 +300,16 @@ describe('viewer 2', () => {
     assert.ok(cont && cont.y + cont.height <= 844, JSON.stringify(cont));
     assert.deepEqual(await small(p), []);
     assert.equal(await p.evaluate(() => document.documentElement.scrollWidth > innerWidth), false);
-    await shot(p, '40-phone-frame');
+    await shot(p, '60-phone-frame');
     await p.locator('.tabs [data-tab=left]').click();
     assert.deepEqual(await small(p), []);
-    await shot(p, '41-phone-calls');
+    await shot(p, '61-phone-calls');
     await row(p, 'v2:<module>#1').locator('.open').click();
     await title(p, 'v2:<module>#1');
     assert.equal(await p.locator('.tabs [data-tab=flt]').getAttribute('aria-selected'), 'true');
     await p.locator('.tabs [data-tab=right]').click();
     assert.deepEqual(await small(p), []);
-    await shot(p, '42-phone-inspect');
+    await shot(p, '62-phone-inspect');
     await p.mouse.wheel(0, 2000);
     const after = await p.locator('#app > .quick-nav [data-nav=continue]').boundingBox();
     assert.ok(after && after.y + after.height <= 844 && after.y > 700, JSON.stringify(after));
@@ -325,11 +325,11 @@ describe('viewer 2', () => {
     const cont = await p.locator('#app > .quick-nav [data-nav=continue]').boundingBox();
     assert.ok(cont && cont.y >= 0 && cont.y + cont.height <= 768, JSON.stringify(cont));
     assert.equal(await p.evaluate(() => document.documentElement.scrollHeight <= innerHeight), true);
-    await shot(p, '43-tablet-1024x768');
+    await shot(p, '63-tablet-1024x768');
     await p.locator('.tabs [data-tab=right]').click();
     assert.equal(await p.locator('#inspect').isVisible(), true);
     assert.equal(await p.locator('#tree').isVisible(), false);
-    await shot(p, '44-tablet-inspect');
+    await shot(p, '64-tablet-inspect');
     assert.deepEqual(errs, []);
     await context.close();
   });

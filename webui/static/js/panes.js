@@ -29,14 +29,17 @@ export function init() {
   app.on('session', () => {
     shownFrame = null;
   });
+  narrow.addEventListener('change', () => show($('#app').dataset.tab));
   show($('#app').dataset.tab);
 }
 
 /** show makes a pane the one shown on a small window. */
 export function show(name) {
   $('#app').dataset.tab = name;
+  // A medium window shows the frame beside the other panes: its tab is not offered, the calls' is.
+  const tabbed = name === 'flt' && !narrow.matches ? 'left' : name;
   for (const tab of document.querySelectorAll('.tabs [role=tab]')) {
-    const on = tab.dataset.tab === name;
+    const on = tab.dataset.tab === tabbed;
     tab.setAttribute('aria-selected', String(on));
     tab.tabIndex = on ? 0 : -1;
   }
