@@ -11,8 +11,8 @@ import {guard, stepInto} from './nav.js';
 const MAX = 20000;
 /** DEPTH is how many levels it draws at most. */
 const DEPTH = 40;
-/** BAR is the height of a level, in px. */
-const BAR = 18;
+/** BAR is the height of a level, in px: thinner when there are many (the box stays under 300 px). */
+const barOf = (levels) => Math.max(6, Math.min(18, Math.floor(300 / levels)));
 const SVG = 'http://www.w3.org/2000/svg';
 
 const box = () => $('#flt .timeline');
@@ -78,6 +78,7 @@ async function draw() {
   const n = frames.length;
   const levels = Math.min(DEPTH, 1 + frames.reduce((m, f) => Math.max(m, f.depth), 0));
   const width = 1000;
+  const BAR = barOf(levels);
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('viewBox', `0 0 ${width} ${levels * BAR}`);
   svg.setAttribute('preserveAspectRatio', 'none');
@@ -95,7 +96,7 @@ async function draw() {
     r.setAttribute('x', x.toFixed(3));
     r.setAttribute('y', String(f.depth * BAR));
     r.setAttribute('width', Math.max(w, 0.15).toFixed(3));
-    r.setAttribute('height', String(BAR - 2));
+    r.setAttribute('height', String(BAR - (BAR > 8 ? 2 : 1)));
     r.setAttribute('class', `bar${f.status === 'raised' ? ' exc' : ''}`);
     r.dataset.frame = String(i);
     const t = document.createElementNS(SVG, 'title');
