@@ -221,13 +221,18 @@ func seconds(d time.Duration) string {
 // (exec --then-continue). With thenContinue the program then runs to its end and the result says how
 // it ended. A session that used it keeps a debug run ready for the next one (standby.go). A
 // statement that runs longer than limit ends the run (its processes are killed).
-func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, limit time.Duration, thenContinue bool) (*adi.ExecResult, error) {
+func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, limit time.Duration, thenContinue bool) (_ *adi.ExecResult, err error) {
 	f := s.trace.Frames[j]
 	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit}
 	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}}
 	ctx, cancel := context.WithTimeout(ctx, s.prog.Timeout)
 	defer cancel()
 	s.emit(Event{Session: s.ID, Kind: "run_started", Purpose: "exec in " + f.FID.String()})
+	defer func() {
+		if err != nil { // every run_started has its run_finished, so that progress shown by clients ends
+			s.emit(Event{Session: s.ID, Kind: "run_finished", Purpose: "exec in " + f.FID.String(), Error: err.Error()})
+		}
+	}()
 	configure := func(ctx context.Context, c *dap.Client) error {
 		cond := fmt.Sprintf("__import__('adi_probe').hit(%d)", stop.ID)
 		bps, err := c.SetBreakpoints(ctx, f.File, []godap.SourceBreakpoint{{Line: line, Condition: cond}})

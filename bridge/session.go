@@ -35,6 +35,8 @@ type Event struct {
 	FLTs    int    `json:"flts,omitempty"`
 	Stream  string `json:"stream,omitempty"`
 	Text    string `json:"text,omitempty"`
+	// Error is set on a run_finished whose run failed (the command's answer is that error).
+	Error string `json:"error,omitempty"`
 }
 
 // Session owns one target command: its Program, the recording T of its first run, the FLTs
@@ -188,12 +190,17 @@ func (s *Session) record(ctx context.Context, purpose string, req RunRequest) (*
 	req.Output = func(stream string, b []byte) {
 		s.emit(Event{Session: s.ID, Kind: "output", Stream: stream, Text: string(b)})
 	}
-	run, err := s.rn.record(ctx, req)
-	if err != nil {
+	failed := func(err error) (*Run, error) {
+		// Every run_started has its run_finished, so that progress shown by clients ends.
+		s.emit(Event{Session: s.ID, Kind: "run_finished", Purpose: purpose, Error: err.Error()})
 		return nil, err
 	}
+	run, err := s.rn.record(ctx, req)
+	if err != nil {
+		return failed(err)
+	}
 	if run.Rec.Result != nil && run.Rec.Result.Error != "" && run.Rec.Trace.Len() == 0 {
-		return nil, adi.BadInputf("%s", strings.TrimPrefix(run.Rec.Result.Error, "adi: "))
+		return failed(adi.BadInputf("%s", strings.TrimPrefix(run.Rec.Result.Error, "adi: ")))
 	}
 	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(run.Dir), Purpose: purpose,
 		Frames: run.Rec.Trace.Len(), FLTs: len(run.Rec.FLTs)})

@@ -72,7 +72,7 @@ func frameMatches(f *adi.Frame, q string) bool {
 			return true
 		}
 	}
-	return false
+	return f.Exception != nil && strings.Contains(strings.ToLower(f.Exception.String()), q)
 }
 
 func traceChildren(c *call) (any, error) {

@@ -58,8 +58,9 @@ export async function open(browser, {url = sessionURL, viewport = {width: 1280, 
  */
 export async function ready(page) {
   try {
-    await page.locator(`#sessions .session[aria-current="true"]`).waitFor();
-    await page.locator('#flt .source li.line').first().waitFor();
+    // attached: on a narrow window the sessions are on a tab of their own
+    await page.locator(`#sessions .session[aria-current="true"]`).waitFor({state: 'attached'});
+    await page.locator('#flt .source li.line').first().waitFor({state: 'attached'});
   } catch (err) {
     await shot(page, 'failed-ready').catch(() => {});
     const seen = await page.evaluate(() => ['#conn', '#alert', '#progress', '#locked', '#flt-title']

@@ -1,5 +1,5 @@
 // The layout: three panes side by side at 1280x800 with nothing overflowing the window, and
-// the panes stacked on a narrow window (600 px and less). Screenshots of both, and of the dark
+// one pane at a time, picked with tabs, on a narrow window (600 px and less). Screenshots of both, and of the dark
 // scheme, are kept as artifacts.
 
 import {after, before, describe, it} from 'node:test';
@@ -44,14 +44,21 @@ describe('the layout', () => {
     await context.close();
   });
 
-  it('stacks the panes on a narrow window', async () => {
+  it('shows one pane at a time on a narrow window, picked with tabs', async () => {
     const {context, page, errors} = await open(browser, {viewport: {width: 560, height: 900}});
     await ready(page);
-    const b = await boxes(page);
-    assert.equal(b.sideways, false, 'nothing scrolls sideways');
-    assert.ok(b.left.bottom <= b.flt.top && b.flt.bottom <= b.right.top, JSON.stringify(b));
-    for (const pane of [b.left, b.flt, b.right]) assert.ok(pane.width >= 500, JSON.stringify(pane));
+    const sideways = await page.evaluate(() => document.documentElement.scrollWidth > innerWidth);
+    assert.equal(sideways, false, 'nothing scrolls sideways');
+    for (const [tab, shown] of [['flt', '#flt'], ['left', '.pane.left'], ['right', '.pane.right']]) {
+      await page.locator(`.tabs [data-tab=${tab}]`).click();
+      const visible = await page.evaluate(() => ['.pane.left', '#flt', '.pane.right'].filter((s) => document.querySelector(s).offsetParent !== null));
+      assert.deepEqual(visible, [shown]);
+      const b = await boxes(page);
+      const box = {'#flt': b.flt, '.pane.left': b.left, '.pane.right': b.right}[shown];
+      assert.ok(box.width >= 500, JSON.stringify(box));
+    }
     assert.deepEqual(errors, []);
+    await page.locator('.tabs [data-tab=flt]').click();
     await shot(page, '21-narrow-560', true);
     await context.close();
   });

@@ -6,6 +6,7 @@
 //   'trace'    T of the selected session grew or was recorded again
 //   'line'     the line selected in the FLT changed (detail: {line, visit})
 //   'funcs'    the call tree met more function names (detail: every name met so far)
+//   'runs'     the runs under way changed (app.runs)
 // Each pane owns its part of the page and listens; none reaches into another's elements.
 
 import {$} from './dom.js';
@@ -40,16 +41,49 @@ class App extends EventTarget {
     this.addEventListener(type, (e) => fn(e.detail));
   }
 
-  /** call runs an API method on the selected session. */
+  /**
+   * call runs an API method on the selected session. When it fails, the runs it started that are
+   * still shown as under way are dropped (a server that missed their run_finished).
+   */
   call(method, params = {}) {
-    return this.rpc.call(method, {session: this.session, ...params});
+    const session = this.session;
+    const t0 = performance.now();
+    return this.rpc.call(method, {session, ...params}).catch((err) => {
+      const stale = [...this.runs].filter((r) => r.session === session && r.start >= t0 && !RECORDING.has(r.purpose));
+      if (stale.length) {
+        for (const r of stale) this.runs.delete(r);
+        this.emit('runs');
+      }
+      throw err;
+    });
   }
 
-  /** report shows an error (or a message) in the page's alert bar. */
-  report(err) {
+  /**
+   * report shows an error where it happened: in the element where (an error slot, .local-error, or several),
+   * else in the page's alert, which floats over the page and never moves it. The next success
+   * of a user action clears it (clearReport).
+   */
+  report(err, where = null) {
+    const text = err instanceof Error ? err.message : String(err);
+    if (where) {
+      for (const el of [where].flat()) {
+        el.textContent = text;
+        el.classList.add('error');
+      }
+      return;
+    }
     const box = $('#alert');
-    $('.alert-text', box).textContent = err instanceof Error ? err.message : String(err);
+    $('.alert-text', box).textContent = text;
     box.hidden = false;
+  }
+
+  /** clearReport takes down the errors shown (a user action succeeded). */
+  clearReport() {
+    $('#alert').hidden = true;
+    for (const el of document.querySelectorAll('.local-error.error')) {
+      el.classList.remove('error');
+      el.textContent = '';
+    }
   }
 }
 

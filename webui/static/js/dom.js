@@ -105,3 +105,23 @@ export function throttle(fn, ms) {
     if (timer === null) run();
   };
 }
+
+/** PAGE_WORDS are the API's names of commands, as the page offers them (its buttons and forms). */
+const PAGE_WORDS = [
+  [/adi\.break func \[cond\]/g, 'the Breakpoints form'],
+  [/adi\.break\b/g, 'the Breakpoints form'],
+  [/adi\.continue\b/g, 'Continue'],
+  [/adi\.prev\b/g, 'Prev'],
+  [/adi\.step_out\b/g, 'Step out'],
+  [/adi\.step_into\b/g, 'opening a call'],
+  [/adi\.execute stmt\b/g, 'the Execute box'],
+  [/adi\.execute\b/g, 'the Execute box'],
+  [/adi\.clear\b/g, 'Clear'],
+];
+
+/** forPage rewrites a server message for the page: a command's API name becomes its button. */
+export function forPage(text) {
+  let out = text ?? '';
+  for (const [re, word] of PAGE_WORDS) out = out.replace(re, word);
+  return out;
+}

@@ -17,6 +17,7 @@ export function init() {
     $('.exec-result', pane()).replaceChildren();
   });
   app.on('flt', (flt) => {
+    form().frame.placeholder = flt.frame.fid;
     if (form().frame.value === flt.frame.fid) return;
     form().frame.value = flt.frame.fid;
     form().line.value = '';

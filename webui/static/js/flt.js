@@ -1,6 +1,7 @@
 // The FLT pane: the frame under inspection with its arguments and outcome, and its function's
 // source with the executed lines marked. Under each line that ran: the state changes it made
-// (ΔS: new, modified with old → new, deleted), the calls it made (open one: step into it), the
+// (ΔS: new, modified with old → new, deleted, appended, a new equal object), what its test
+// decided (an if, elif, while, case or assert line: True, taken; False, not taken), the calls it made (open one: step into it), the
 // exception it raised or the value it yielded. A loop's header line carries the iteration
 // picker: lines inside the loop show the values of the iteration picked. The caller link steps
 // out.
@@ -74,7 +75,7 @@ function head(flt) {
   $('#flt-title .fid').replaceWith(fidCode(f.fid));
   const where = f.caller
     ? ['called by ', h('button', {type: 'button', class: 'link caller', title: `step out to ${f.caller} (o)`,
-      onclick: guard(() => move('step_out'))}, '↑ ', shortFID(f.caller)), ` at line ${f.call_line}`]
+      onclick: guard(() => move('step_out'), () => [$('#inspect .nav-error'), $('#app > .quick-nav .quick-error')])}, '↑ ', shortFID(f.caller)), ` at line ${f.call_line}`]
     : ['entry frame (no caller)'];
   $('.flt-where', pane()).replaceChildren(...where, h('span', {class: 'file'}, ` · ${f.file}:${f.line} · T[${f.frame}]`));
   const args = f.args.length ? f.args.flatMap((a) => [h('dt', {}, a.name), h('dd', {}, value(a.value))])
@@ -116,7 +117,7 @@ function body() {
 function row(n, text, hits, steps, loop) {
   const cls = ['line', hits ? 'ran' : 'idle', steps.length ? 'shown' : '', n === selected ? 'selected' : ''].join(' ');
   const info = [];
-  if (loop) info.push(loopNav(loop));
+  if (loop) info.push(loopNav(loop), charts(loop));
   for (const i of steps) info.push(...stepInfo(i, steps.length > 1));
   return h('li', {class: cls, dataset: {line: n}},
     h('span', {class: 'gutter'},
@@ -134,6 +135,10 @@ function stepInfo(i, several) {
   const out = [];
   if (several) out.push(h('span', {class: 'visit'}, `visit ${model.visit[i]}`));
   if (s.resume) out.push(h('span', {class: 'tag'}, 'resumed'));
+  if (s.test != null) {
+    out.push(h('span', {class: `branch ${s.test ? 'taken' : 'not-taken'}`, title: 'what the line\'s test decided'},
+      s.test ? '→ True: taken' : '→ False: not taken'));
+  }
   if (s.changes?.length) out.push(h('ul', {class: 'changes', 'aria-label': 'state changes'}, s.changes.map(change)));
   for (const c of s.calls ?? []) out.push(callee(c));
   if (s.raise) out.push(h('span', {class: 'exc'}, 'raised ', h('code', {}, exceptionText(s.raise))));
@@ -172,9 +177,14 @@ function loopNav(loop) {
   const {header, iterations, selected: cur, exit} = loop;
   const at = iterations.indexOf(cur);
   const label = (n) => (n === exit ? `${n} (exit)` : String(n));
-  const pick = h('select', {'aria-label': `iteration of the loop at line ${header}`, dataset: {focus: `loop-pick-${header}`},
-    onchange: (e) => pickIteration(header, Number(e.target.value))},
-  iterations.map((n) => h('option', {value: n, selected: n === cur}, label(n))));
+  // A menu for a few iterations; a slider for many (a menu of 10,000 options helps nobody).
+  const pick = iterations.length > MENU
+    ? h('input', {type: 'range', class: 'iter-slider', min: 0, max: iterations.length - 1, step: 1, value: at,
+      'aria-label': `iteration of the loop at line ${header}`, 'aria-valuetext': `iteration ${label(cur)} of ${iterations.length}`,
+      dataset: {focus: `loop-pick-${header}`}, onchange: (e) => pickIteration(header, iterations[Number(e.target.value)])})
+    : h('select', {'aria-label': `iteration of the loop at line ${header}`, dataset: {focus: `loop-pick-${header}`},
+      onchange: (e) => pickIteration(header, Number(e.target.value))},
+    iterations.map((n) => h('option', {value: n, selected: n === cur}, label(n))));
   return h('div', {class: 'loop-nav', role: 'group', 'aria-label': `loop at line ${header}`},
     h('span', {class: 'loop-label'}, 'iteration'),
     h('button', {type: 'button', class: 'iter-prev', 'aria-label': 'previous iteration', disabled: at <= 0,
@@ -182,7 +192,83 @@ function loopNav(loop) {
     pick,
     h('button', {type: 'button', class: 'iter-next', 'aria-label': 'next iteration', disabled: at >= iterations.length - 1,
       dataset: {focus: `loop-next-${header}`}, onclick: () => stepIteration(header, 1)}, '▶'),
+    iterations.length > MENU ? h('output', {class: 'iter-value'}, label(cur)) : null,
     h('span', {class: 'loop-count'}, `of ${iterations.length}`));
+}
+
+/** MENU is the most iterations picked from a menu; more get a slider. */
+const MENU = 20;
+/** CHARTS is the most variables charted per loop. */
+const CHARTS = 4;
+const SVG = 'http://www.w3.org/2000/svg';
+
+/**
+ * series collects, for a loop, the numeric values each variable (and path) was set to in each
+ * iteration (the last one set in it): Map name → Map iteration → number.
+ */
+export function series(steps, header) {
+  const out = new Map();
+  for (const s of steps) {
+    const pos = s.loop?.find((p) => p.header === header);
+    if (!pos) continue;
+    for (const c of s.changes ?? []) {
+      if (c.kind !== 'new' && c.kind !== 'mod') continue;
+      const v = Number(c.new);
+      if (c.new == null || c.new.trim() === '' || !Number.isFinite(v)) continue;
+      const key = c.name + (c.path ?? '');
+      if (!out.has(key)) out.set(key, new Map());
+      out.get(key).set(pos.iteration, v);
+    }
+  }
+  return out;
+}
+
+/**
+ * charts draws a small chart per numeric variable the loop changes (those that take two values
+ * or more): its value in each iteration; clicking it picks the nearest iteration.
+ */
+function charts(loop) {
+  const {header, iterations, selected: cur} = loop;
+  const all = [...series(model.flt.steps, header)].filter(([, m]) => new Set(m.values()).size > 1).slice(0, CHARTS);
+  if (!all.length || iterations.length < 2) return null;
+  const W = 240;
+  const H = 36;
+  const x = (k) => 2 + (k / (iterations.length - 1)) * (W - 4);
+  return h('div', {class: 'loop-charts'}, all.map(([name, values]) => {
+    const vs = [...values.values()];
+    const lo = Math.min(...vs);
+    const hi = Math.max(...vs);
+    const y = (v) => H - 3 - ((v - lo) / (hi - lo || 1)) * (H - 6);
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    svg.setAttribute('width', String(W));
+    svg.setAttribute('height', String(H));
+    svg.setAttribute('class', 'loop-chart');
+    svg.dataset.name = name;
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', `${name} over the ${plural(iterations.length, 'iteration')}: from ${lo} to ${hi}; click a point to pick its iteration`);
+    const points = iterations.map((n, k) => (values.has(n) ? `${x(k).toFixed(1)},${y(values.get(n)).toFixed(1)}` : null)).filter(Boolean);
+    const line = document.createElementNS(SVG, 'polyline');
+    line.setAttribute('points', points.join(' '));
+    svg.append(line);
+    const k = iterations.indexOf(cur);
+    const mark = document.createElementNS(SVG, 'line');
+    mark.setAttribute('x1', x(k).toFixed(1));
+    mark.setAttribute('x2', x(k).toFixed(1));
+    mark.setAttribute('y1', '0');
+    mark.setAttribute('y2', String(H));
+    mark.setAttribute('class', 'at');
+    svg.append(mark);
+    svg.addEventListener('click', (e) => {
+      const r = svg.getBoundingClientRect();
+      const at = Math.round(((e.clientX - r.left) / r.width * W - 2) / (W - 4) * (iterations.length - 1));
+      pickIteration(header, iterations[Math.min(Math.max(at, 0), iterations.length - 1)]);
+    });
+    const now = values.get(cur);
+    return h('figure', {class: 'loop-var'},
+      h('figcaption', {}, h('code', {}, name), ` ${lo} … ${hi}`, now != null ? h('span', {class: 'now'}, ` · now ${now}`) : null),
+      svg);
+  }));
 }
 
 function pickIteration(header, n) {

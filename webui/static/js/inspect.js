@@ -3,27 +3,40 @@
 // breakpoints, added with an optional condition (adi.break) and cleared (adi.clear).
 
 import {app} from './app.js';
-import {$, fidCode, h} from './dom.js';
+import {$, fidCode, forPage, h} from './dom.js';
 import {guard, move, refreshState} from './nav.js';
 
 const pane = () => $('#inspect');
+const navError = () => [$('.nav-error', pane()), $('#app > .quick-nav .quick-error')];
+const breakError = () => $('.break-error', pane());
+/** condInfo holds what adi.break said of each conditional breakpoint: {error, matches}. */
+let condInfo = new Map();
+const condKey = (b) => `${b.func}\n${b.cond}`;
 
 export function init() {
-  for (const btn of pane().querySelectorAll('[data-nav]')) btn.addEventListener('click', guard(() => move(btn.dataset.nav)));
-  $('.break-form', pane()).addEventListener('submit', guard(addBreakpoint));
-  $('.clear-all', pane()).addEventListener('click', guard(() => clear({})));
+  // The inspection pane's buttons, and the FLT pane's copy of them (in reach on a small window).
+  for (const btn of document.querySelectorAll('[data-nav]')) btn.addEventListener('click', guard(() => move(btn.dataset.nav), navError));
+  $('.break-form', pane()).addEventListener('submit', guard(addBreakpoint, breakError));
+  $('.clear-all', pane()).addEventListener('click', guard(() => clear({}), navError));
   app.on('session', () => {
-    $('.nav-message', pane()).textContent = '';
+    message('');
+    condInfo = new Map();
     render(null);
   });
   app.on('state', render);
-  app.on('nav', (nav) => {
-    $('.nav-message', pane()).textContent = nav.message;
-  });
+  app.on('nav', (nav) => message(nav.message));
   app.on('funcs', (names) => {
     const short = new Set(names.map((n) => n.slice(n.lastIndexOf(':') + 1)).filter((n) => !n.startsWith('<')));
-    $('#func-names').replaceChildren(...[...short].sort().map((n) => h('option', {value: n})));
+    const sorted = [...short].sort();
+    $('#func-names').replaceChildren(...sorted.map((n) => h('option', {value: n})));
+    $('.break-form input[name=func]', pane()).placeholder = sorted.length ? `function, e.g. ${sorted[0]}` : 'function';
   });
+}
+
+/** message shows what the last move or change said, in the page's words. */
+function message(text) {
+  $('.nav-message', pane()).textContent = forPage(text);
+  $('#app > .quick-nav .quick-message').textContent = forPage(text);
 }
 
 function render(state) {
@@ -31,19 +44,28 @@ function render(state) {
   if (state?.current) cur.replaceWith(h('span', {class: 'current'}, fidCode(state.current)));
   else cur.replaceChildren('—');
   $('.index', pane()).textContent = state ? `(T[${state.current_frame}] of ${state.frames})` : '';
-  for (const btn of pane().querySelectorAll('[data-nav]')) btn.disabled = !state;
+  for (const btn of document.querySelectorAll('[data-nav]')) btn.disabled = !state;
   const bps = state?.breakpoints ?? [];
   $('.breakpoints', pane()).replaceChildren(...bps.map((b) => breakpoint(b, bps)));
   $('.no-breakpoints', pane()).hidden = bps.length > 0;
   $('.clear-all', pane()).hidden = bps.length < 2;
 }
 
+/**
+ * breakpoint renders one breakpoint; one whose condition raised is marked, with the error, and
+ * says when it never stops because of it.
+ */
 function breakpoint(b, all) {
-  return h('li', {class: 'breakpoint'},
+  const info = b.cond ? condInfo.get(condKey(b)) : null;
+  const broken = info?.error;
+  return h('li', {class: `breakpoint${broken ? ' broken' : ''}`},
     h('code', {}, b.func, b.cond ? h('span', {class: 'cond'}, ` if ${b.cond}`) : null),
     h('span', {class: 'when'}, b.cond ? ` checked at ${b.at}` : ' every call'),
     h('button', {type: 'button', class: 'quiet', 'aria-label': `clear the breakpoint ${b.func}${b.cond ? ' if ' + b.cond : ''}`,
-      onclick: guard(() => clearOne(b, all))}, 'Clear'));
+      onclick: guard(() => clearOne(b, all), navError)}, 'Clear'),
+    broken ? h('p', {class: 'cond-error'},
+      h('strong', {}, info.matches ? '⚠ its condition failed on some calls: ' : '⚠ never stops: its condition failed: '),
+      info.error) : null);
 }
 
 async function addBreakpoint(e) {
@@ -52,7 +74,9 @@ async function addBreakpoint(e) {
   const params = {func: form.func.value.trim()};
   if (form.cond.value.trim()) params.cond = form.cond.value.trim();
   const ans = await app.call('adi.break', params);
-  $('.nav-message', pane()).textContent = ans.text.trim().split('\n').join(' ');
+  const r = ans.result;
+  if (r?.breakpoint?.cond) condInfo.set(condKey(r.breakpoint), {error: r.condition_error ?? '', matches: r.matches ?? 0});
+  message(ans.text.trim().split('\n').join(' '));
   form.reset();
   await refreshState();
 }
@@ -73,6 +97,6 @@ async function clearOne(b, all) {
 
 async function clear(params) {
   const ans = await app.call('adi.clear', params);
-  $('.nav-message', pane()).textContent = ans.text.trim().split('\n').join(' ');
+  message(ans.text.trim().split('\n').join(' '));
   await refreshState();
 }

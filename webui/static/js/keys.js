@@ -31,7 +31,7 @@ export function init() {
     const act = actions[e.key];
     if (!act || (!app.session && e.key !== '?')) return;
     e.preventDefault();
-    guard(act)();
+    guard(act, 'npo'.includes(e.key) ? () => [$('#inspect .nav-error'), $('#app > .quick-nav .quick-error')] : null)();
   });
   $('#keys-button').addEventListener('click', showKeys);
 }

@@ -17,7 +17,19 @@ const POLL = 5000;
 let ticker = null;
 let connected = false;
 
+/**
+ * QUIET is how long a run may go without any event before the bar offers to stop showing it (a
+ * run_finished that never came: the page cannot tell a silent run from a lost one).
+ */
+const QUIET = 30000;
+
 export function init() {
+  app.on('runs', progress);
+  $('.progress-dismiss').addEventListener('click', () => {
+    const now = performance.now();
+    for (const r of [...app.runs].filter((r) => now - r.seen >= QUIET)) app.runs.delete(r);
+    progress();
+  });
   app.rpc.addEventListener('event', (e) => onEvent(e.detail));
   app.rpc.addEventListener('status', (e) => onStatus(e.detail));
   setInterval(() => {
@@ -38,12 +50,13 @@ function onEvent(ev) {
   switch (ev.kind) {
     case 'run_started':
       announce(`${ev.session}: ${purpose} started`);
-      app.runs.add({session: ev.session, purpose, start: performance.now(), lines: 0, tail: '', last: ''});
+      app.runs.add({session: ev.session, purpose, start: performance.now(), seen: performance.now(), lines: 0, tail: '', last: ''});
       break;
     case 'output':
       // Output comes in pieces (a line may be split across events), and names no run: it is
       // the latest run's of the session.
       for (const r of [...app.runs].filter((r) => r.session === ev.session).slice(-1)) {
+        r.seen = performance.now();
         const lines = (r.tail + (ev.text ?? '')).split('\n');
         r.tail = lines.pop();
         r.lines += lines.length;
@@ -56,7 +69,7 @@ function onEvent(ev) {
     case 'run_finished':
       if (run) {
         app.runs.delete(run);
-        announce(`${ev.session}: ${purpose} finished`);
+        announce(`${ev.session}: ${purpose} ${ev.error ? `failed: ${ev.error}` : 'finished'}`);
       }
       if (ev.session === app.session && RECORDING.has(purpose)) traceGrew();
       break;
@@ -86,8 +99,10 @@ function progress() {
   const text = [...app.runs].map((r) => {
     const secs = ((now - r.start) / 1000).toFixed(1);
     const out = r.lines ? `, ${plural(r.lines, 'line')} of output${r.last ? `: ${r.last}` : ''}` : '';
-    return `${r.session}: ${r.purpose}, ${secs} s${out}`;
+    const quiet = now - r.seen >= QUIET ? `, no news for ${Math.round((now - r.seen) / 1000)} s` : '';
+    return `${r.session}: ${r.purpose}, ${secs} s${out}${quiet}`;
   }).join(' · ');
+  $('.progress-dismiss', box).hidden = ![...app.runs].some((r) => now - r.seen >= QUIET);
   $('.progress-text', box).textContent = text;
   box.title = text;
   box.hidden = false;

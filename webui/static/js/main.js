@@ -14,6 +14,8 @@ import * as execute from './execute.js';
 import * as live from './live.js';
 import * as keys from './keys.js';
 import * as nav from './nav.js';
+import * as panes from './panes.js';
+import * as timeline from './timeline.js';
 
 function locked(why) {
   $('.locked-why').textContent = why;
@@ -38,7 +40,7 @@ async function start() {
     return;
   }
   app.rpc = new Rpc(`ws://${location.host}/rpc`);
-  for (const part of [nav, sessions, calltree, flt, inspect, execute, live, keys]) part.init();
+  for (const part of [nav, panes, sessions, calltree, flt, inspect, execute, live, keys, timeline]) part.init();
   await app.rpc.open();
   $('#app').hidden = false;
   await live.subscribe();

@@ -62,7 +62,14 @@ function setFLT(flt) {
   app.emit('flt', flt);
 }
 
-/** guard runs a user action and shows its error instead of dropping it. */
-export function guard(fn) {
-  return (...args) => Promise.resolve().then(() => fn(...args)).catch((err) => app.report(err));
+/**
+ * guard runs a user action and shows its error instead of dropping it: in where (an element, or a
+ * function that returns one) when given, else in the page's alert. Its success clears the errors
+ * shown before.
+ */
+export function guard(fn, where = null) {
+  return (...args) => Promise.resolve().then(() => fn(...args)).then((v) => {
+    app.clearReport();
+    return v;
+  }, (err) => app.report(err, typeof where === 'function' ? where() : where));
 }
