@@ -142,7 +142,7 @@ type treeBuilder struct {
 
 func (b *treeBuilder) node(j, level int) *CallNode {
 	f := &b.t.Frames[j]
-	n := &CallNode{FID: f.FID.String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception}
+	n := &CallNode{FID: f.FID().String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception}
 	if n.Args == nil {
 		n.Args = []Arg{}
 	}
@@ -167,7 +167,7 @@ func (b *treeBuilder) hide(n *CallNode, calls []int, by string) {
 	n.HiddenBy = by
 	pos := map[string]int{}
 	for _, c := range calls {
-		fn := b.t.Frames[c].FID.Func
+		fn := b.t.Frames[c].FID().Func
 		k, ok := pos[fn]
 		if !ok {
 			k = len(n.Hidden)

@@ -56,7 +56,7 @@ func (t *Trace) callView(j int) CallView {
 	if f == nil {
 		return CallView{Frame: j}
 	}
-	return CallView{FID: f.FID.String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception}
+	return CallView{FID: f.FID().String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception}
 }
 
 // funcName is the function part of the callee's fid.

@@ -38,7 +38,7 @@ func (t *Trace) ListFrames(fn string, f FrameFilter) *FrameList {
 	for _, j := range inv {
 		if f.Caller != "" {
 			c := t.Frame(int(t.Frames[j].Caller))
-			if c == nil || !(strings.Contains(c.FID.String(), f.Caller) || strings.Contains(c.File, f.Caller)) {
+			if c == nil || !(strings.Contains(c.FID().String(), f.Caller) || strings.Contains(c.File, f.Caller)) {
 				continue
 			}
 		}

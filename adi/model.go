@@ -108,13 +108,13 @@ func (s *Status) UnmarshalText(b []byte) error {
 // A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
 // is kept small: what every invocation of a function shares (its file and first line) is one
 // *Code, what invocations with the same arguments share is one *Arguments, its small numbers are
-// int32 and its fields are ordered so that none is padded (88 bytes on 64-bit machines). API
+// int32 and its fields are ordered so that none is padded (72 bytes on 64-bit machines; its
+// function's name is in its Code, not in the frame). API
 // answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields are in the order the API
 // documents.
 type Frame struct {
-	FID FID
-	// Code is the function's definition: Frame.File and Frame.Line read it. Frames of one
-	// function share it; never nil in a trace that was indexed (Trace.Index).
+	// Code is the function's definition: Frame.Func, Frame.File and Frame.Line read it. Frames
+	// of one function share it; never nil in a trace that was indexed (Trace.Index).
 	*Code
 	// Arguments are the invocation's arguments: Frame.Args and Frame.ArgsFP read them. Frames
 	// with the same ones may share them, so they are never written once in a trace; never nil
@@ -122,6 +122,7 @@ type Frame struct {
 	*Arguments
 	Return    string
 	Exception *Exception
+	N         int32 // which call of its function this is (1 for the first): the index of its fid
 	Index     int32
 	Caller    int32 // index of the calling frame in T, -1 for an entry frame
 	Depth     int32 // 0 for an entry frame
@@ -131,8 +132,19 @@ type Frame struct {
 	Status    Status
 }
 
-// Code is what every invocation of one function shares: where it is defined.
+// FID returns the frame's fid: its function (Code.Func) and which call of it the frame is (N).
+// The function's name lives in the Code its frames share, so a frame does not carry it.
+func (f *Frame) FID() FID {
+	if f.Code == nil {
+		return FID{Index: int(f.N)}
+	}
+	return FID{Func: f.Func, Index: int(f.N)}
+}
+
+// Code is what every invocation of one function shares: its name (the func of its fids) and
+// where it is defined.
 type Code struct {
+	Func string
 	File string
 	Line int32 // first line of the function's definition
 	// Kind is what an invocation of it is: "" (a function or a module's body), "generator",
@@ -177,7 +189,7 @@ type FrameJSON struct {
 func (t *Trace) FrameJSON(i int) FrameJSON {
 	f := &t.Frames[i]
 	return FrameJSON{
-		Index: int(f.Index), FID: f.FID, Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
+		Index: int(f.Index), FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
 		File: f.File, Line: int(f.Line), CallLine: int(f.CallLine), Args: f.Args, ArgsFP: f.ArgsFP,
 		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
 		Callees: t.Callees(i),
@@ -299,7 +311,7 @@ func (t *Trace) Index() {
 		if f.Arguments == nil {
 			f.Arguments = noArguments
 		}
-		counts[f.FID.Func]++
+		counts[f.FID().Func]++
 		if f.Caller >= 0 && int(f.Caller) < n {
 			t.calleeAt[f.Caller+1]++
 		}
@@ -310,7 +322,7 @@ func (t *Trace) Index() {
 	slab := make([]int, n)
 	t.byFunc = make(map[string][]int, len(counts))
 	for i := range t.Frames {
-		fn := t.Frames[i].FID.Func
+		fn := t.Frames[i].FID().Func
 		if _, ok := t.byFunc[fn]; !ok {
 			k := counts[fn]
 			t.byFunc[fn], slab = slab[:0:k], slab[k:]
@@ -320,7 +332,7 @@ func (t *Trace) Index() {
 	next := make([]int32, n) // callees of each frame placed so far
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		t.byFunc[f.FID.Func] = append(t.byFunc[f.FID.Func], i)
+		t.byFunc[f.FID().Func] = append(t.byFunc[f.FID().Func], i)
 		if c := f.Caller; c >= 0 && int(c) < n {
 			t.callees[t.calleeAt[c]+next[c]] = i
 			next[c]++

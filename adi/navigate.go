@@ -133,7 +133,7 @@ func (s *State) StepInto(fid FID) (*NavResult, error) {
 	s.move(r, j)
 	f := s.Trace.Frame(j)
 	if c := s.Trace.Frame(int(f.Caller)); c != nil {
-		r.Message = fmt.Sprintf("step-into → %s  (called by %s at line %d)", r.To, c.FID, f.CallLine)
+		r.Message = fmt.Sprintf("step-into → %s  (called by %s at line %d)", r.To, c.FID(), f.CallLine)
 	} else {
 		r.Message = fmt.Sprintf("step-into → %s  (an entry frame)", r.To)
 	}

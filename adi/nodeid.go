@@ -39,7 +39,7 @@ func (t *Trace) invocationList(inv []int) string {
 			break
 		}
 		f := &t.Frames[j]
-		parts = append(parts, fmt.Sprintf("%s (%s)", f.FID, d.sigArgs(f.Args)))
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.FID(), d.sigArgs(f.Args)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -22,7 +22,7 @@ func NewState(t *Trace) *State { return &State{Trace: t} }
 // curFID names the frame under inspection, or "(no frames)" for an empty recording.
 func (s *State) curFID() string {
 	if f := s.Trace.Frame(s.Cur); f != nil {
-		return f.FID.String()
+		return f.FID().String()
 	}
 	return "(no frames)"
 }

@@ -36,19 +36,19 @@ type FrameSummary struct {
 func (t *Trace) FrameSummary(j int) FrameSummary {
 	f := &t.Frames[j]
 	s := FrameSummary{
-		FID: f.FID.String(), Frame: j, CallLine: int(f.CallLine), File: f.File, Line: int(f.Line),
+		FID: f.FID().String(), Frame: j, CallLine: int(f.CallLine), File: f.File, Line: int(f.Line),
 		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
 		Kind:   f.Code.Kind,
-		Target: f.File + ":" + ShortName(f.FID.Func) + "#" + strconv.Itoa(f.FID.Index),
+		Target: f.File + ":" + ShortName(f.FID().Func) + "#" + strconv.Itoa(f.FID().Index),
 	}
 	if s.Args == nil {
 		s.Args = []Arg{}
 	}
 	if c := t.Frame(int(f.Caller)); c != nil {
-		s.Caller = c.FID.String()
+		s.Caller = c.FID().String()
 	}
-	if fn, err := t.lineOwner(t.funcsIn(f.File), int(f.Line)); err == nil && fn == f.FID.Func {
-		s.LineTarget = f.File + ":" + strconv.Itoa(int(f.Line)) + "#" + strconv.Itoa(f.FID.Index)
+	if fn, err := t.lineOwner(t.funcsIn(f.File), int(f.Line)); err == nil && fn == f.FID().Func {
+		s.LineTarget = f.File + ":" + strconv.Itoa(int(f.Line)) + "#" + strconv.Itoa(f.FID().Index)
 	}
 	return s
 }

@@ -71,7 +71,7 @@ func (t *Trace) IsTest(j int) bool {
 	if f == nil || f.Caller >= 0 {
 		return false
 	}
-	q := ShortName(f.FID.Func)
+	q := ShortName(f.FID().Func)
 	if strings.ContainsAny(q, "<>") {
 		return false
 	}
@@ -126,7 +126,7 @@ func (t *Trace) Tests() ([]TestResult, TestCounts) {
 // testResult says how the test T[j] ended.
 func (t *Trace) testResult(j int) TestResult {
 	f := &t.Frames[j]
-	r := TestResult{FID: f.FID.String(), Frame: j}
+	r := TestResult{FID: f.FID().String(), Frame: j}
 	switch {
 	case f.Status == Returned:
 		r.Status, r.Outcome = TestPassed, flat(f.Return)

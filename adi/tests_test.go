@@ -224,7 +224,7 @@ func TestResolveNodeID(t *testing.T) {
 		assert.Equal(t, tt.want, got, tt.ref)
 		fn, err := tr.ResolveFunc(r)
 		require.NoError(t, err, tt.ref)
-		assert.Equal(t, tr.Frames[tt.want].FID.Func, fn, tt.ref)
+		assert.Equal(t, tr.Frames[tt.want].FID().Func, fn, tt.ref)
 	}
 }
 

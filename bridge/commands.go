@@ -81,7 +81,7 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			nav, err := s.state.BreakAt(t.Frames[j].FID, bp)
+			nav, err := s.state.BreakAt(t.Frames[j].FID(), bp)
 			if err != nil {
 				return nil, err
 			}
@@ -102,7 +102,7 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		ba.Hits, ba.Matches, ba.Ahead, ba.Behind = s.hitList(b, maxHitsListed)
 		ba.CondError = s.condErr[b]
 		if f := t.Frame(s.state.Cur); f != nil {
-			ba.Current = f.FID.String()
+			ba.Current = f.FID().String()
 		}
 		return ba, nil
 	case adi.ClearCmd:
@@ -129,7 +129,7 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		nav, err := s.state.StepInto(t.Frames[j].FID)
+		nav, err := s.state.StepInto(t.Frames[j].FID())
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +227,7 @@ func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total, ah
 	for _, j := range s.trace.Invocations(b.Func) {
 		if b.Cond == "" || s.hits.Holds(b, j) {
 			if total < limit {
-				fids = append(fids, s.trace.Frames[j].FID.String())
+				fids = append(fids, s.trace.Frames[j].FID().String())
 			}
 			total++
 			switch {

@@ -25,7 +25,7 @@ const execResultFile = "exec.json"
 // execPoint validates where an exec runs: the line (default: the frame's last line before it
 // returned) and the visit, against the frame's FLT.
 func execPoint(t *adi.Trace, flt *adi.FLT, line, visit int) (int, int, error) {
-	fid := t.Frames[flt.Frame].FID
+	fid := t.Frames[flt.Frame].FID()
 	if len(flt.Steps) == 0 {
 		return 0, 0, adi.NotFoundf("%s executed no statement that adi recorded; nothing to stop at", fid)
 	}
@@ -112,7 +112,7 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.FID, out.Line, out.Visit, out.Stmt = f.FID.String(), line, visit, c.Stmt
+	out.FID, out.Line, out.Visit, out.Stmt = f.FID().String(), line, visit, c.Stmt
 	return out, nil
 }
 
@@ -124,9 +124,9 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 // which says where it was (or, if the probe cannot, killed by the bridge stopGrace later).
 func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string, limit time.Duration) (*adi.ExecResult, error) {
 	f := s.trace.Frames[j]
-	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit, Exec: stmt, Timeout: limit.Seconds()}
+	stop := probe.Stop{ID: 0, Func: f.FID().Func, Index: f.FID().Index, Line: line, Visit: visit, Exec: stmt, Timeout: limit.Seconds()}
 	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}, Light: true, StmtLimit: limit + stopGrace}
-	run, err := s.record(ctx, "exec in "+f.FID.String(), req)
+	run, err := s.record(ctx, "exec in "+f.FID().String(), req)
 	if errors.Is(err, errStmtKilled) {
 		return nil, s.stmtTimedOut(j, line, limit, nil)
 	}
@@ -144,17 +144,17 @@ func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string,
 	}
 	if run.TimedOut {
 		s.discard(run)
-		return nil, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID, line, s.prog.Timeout)
+		return nil, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID(), line, s.prog.Timeout)
 	}
 	rp := s.adopt(run) // the frame's FLT, recorded on the way, answers where the stop is
 	flt, ok := s.flts[j]
 	if !ok {
-		return nil, adi.BadInputf("cannot stop in %s: %s; the program does not run the same way twice", f.FID, rp.why(s, run, j))
+		return nil, adi.BadInputf("cannot stop in %s: %s; the program does not run the same way twice", f.FID(), rp.why(s, run, j))
 	}
 	if _, _, err := execPoint(s.trace, flt, line, visit); err != nil {
 		return nil, err
 	}
-	return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d (%s)", f.FID, line, visit, runSummary(run))
+	return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d (%s)", f.FID(), line, visit, runSummary(run))
 }
 
 // execWhere is where an exec statement was when the probe ended it at its time limit (exec.json's
@@ -201,7 +201,7 @@ func (s *Session) stmtTimedOut(j, line int, limit time.Duration, where *execWher
 		at = fmt.Sprintf(" (it was running %s:%d, in %s)", s.shortPath(where.File), where.Line, where.Func)
 	}
 	return adi.Errorf(context.DeadlineExceeded, "the statement ran longer than %s in %s at %s:%d%s; it was stopped and the session is still usable: "+
-		"raise the limit with --timeout SECONDS (timeout over the API and MCP)", seconds(limit), f.FID, s.shortPath(f.File), line, at)
+		"raise the limit with --timeout SECONDS (timeout over the API and MCP)", seconds(limit), f.FID(), s.shortPath(f.File), line, at)
 }
 
 // shortPath writes a file under the session's root relative to it, others as they are.
@@ -223,14 +223,14 @@ func seconds(d time.Duration) string {
 // statement that runs longer than limit ends the run (its processes are killed).
 func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, limit time.Duration, thenContinue bool) (_ *adi.ExecResult, err error) {
 	f := s.trace.Frames[j]
-	stop := probe.Stop{ID: 0, Func: f.FID.Func, Index: f.FID.Index, Line: line, Visit: visit}
+	stop := probe.Stop{ID: 0, Func: f.FID().Func, Index: f.FID().Index, Line: line, Visit: visit}
 	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}}
 	ctx, cancel := context.WithTimeout(ctx, s.prog.Timeout)
 	defer cancel()
-	s.emit(Event{Session: s.ID, Kind: "run_started", Purpose: "exec in " + f.FID.String()})
+	s.emit(Event{Session: s.ID, Kind: "run_started", Purpose: "exec in " + f.FID().String()})
 	defer func() {
 		if err != nil { // every run_started has its run_finished, so that progress shown by clients ends
-			s.emit(Event{Session: s.ID, Kind: "run_finished", Purpose: "exec in " + f.FID.String(), Error: err.Error()})
+			s.emit(Event{Session: s.ID, Kind: "run_finished", Purpose: "exec in " + f.FID().String(), Error: err.Error()})
 		}
 	}()
 	configure := func(ctx context.Context, c *dap.Client) error {
@@ -266,22 +266,22 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, li
 	stopped, ok, err := d.waitStop(ctx)
 	if err != nil {
 		d.close()
-		return nil, fmt.Errorf("the run did not reach %s line %d within %v; raise the session timeout: %w", f.FID, line, s.prog.Timeout, err)
+		return nil, fmt.Errorf("the run did not reach %s line %d within %v; raise the session timeout: %w", f.FID(), line, s.prog.Timeout, err)
 	}
 	if !ok {
 		if d.lostAdapter() {
-			return nil, fmt.Errorf("debugpy's adapter ended before the run reached %s line %d (%v); the run's processes were ended and the session is still usable: try again", f.FID, line, d.dr.Client.Err())
+			return nil, fmt.Errorf("debugpy's adapter ended before the run reached %s line %d (%v); the run's processes were ended and the session is still usable: try again", f.FID(), line, d.dr.Client.Err())
 		}
 		run, cerr := d.collect()
 		if cerr == nil && run.Rec.Result != nil && run.Rec.Result.Divergence != nil {
 			dv := run.Rec.Result.Divergence
-			return nil, adi.BadInputf("the program did not replay the same way (%s: expected %s, got %s); cannot stop in %s", dv.FID, dv.Expected, dv.Actual, f.FID)
+			return nil, adi.BadInputf("the program did not replay the same way (%s: expected %s, got %s); cannot stop in %s", dv.FID, dv.Expected, dv.Actual, f.FID())
 		}
-		return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d", f.FID, line, visit)
+		return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d", f.FID(), line, visit)
 	}
 	frames, err := d.dr.Client.StackTrace(ctx, stopped.ThreadId, 1)
 	if err != nil || len(frames) == 0 {
-		return nil, fmt.Errorf("stopped in %s but debugpy gave no stack: %v", f.FID, err)
+		return nil, fmt.Errorf("stopped in %s but debugpy gave no stack: %v", f.FID(), err)
 	}
 	lit, _ := json.Marshal(stmt) // a JSON string is a valid Python string literal
 	expr := fmt.Sprintf("__import__('adi_probe.execute', fromlist=['run']).run(%s)", lit)
@@ -313,7 +313,7 @@ func (s *Session) runAt(ctx context.Context, j, line, visit int, stmt string, li
 		}
 		out.Downstream = s.downstream(run, j, mark)
 	}
-	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(d.run.Dir), Purpose: "exec in " + f.FID.String()})
+	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(d.run.Dir), Purpose: "exec in " + f.FID().String()})
 	s.startStandby() // for the next exec --then-continue
 	return out, nil
 }
@@ -327,7 +327,7 @@ func (s *Session) downstream(run *Run, j, mark int) *adi.Downstream {
 	if run.TimedOut {
 		ds.ExitCode = -1
 	}
-	if f := run.Rec.Trace.Frame(j); f != nil && f.FID == s.trace.Frames[j].FID {
+	if f := run.Rec.Trace.Frame(j); f != nil && f.FID() == s.trace.Frames[j].FID() {
 		ds.FrameStatus, ds.FrameReturn, ds.FrameException = f.Status, f.Return, f.Exception
 	}
 	tail := string(run.Stdout[min(mark, len(run.Stdout)):]) + string(run.Stderr)

@@ -260,7 +260,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 			continue
 		}
 		want = append(want, j)
-		req.Trace = append(req.Trace, probe.Selector{Func: f.FID.Func, Index: f.FID.Index})
+		req.Trace = append(req.Trace, probe.Selector{Func: f.FID().Func, Index: f.FID().Index})
 		req.Expect = append(req.Expect, s.expect(j))
 	}
 	if len(want) == 0 {
@@ -274,7 +274,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	sort.Ints(want)
 	for _, j := range want {
 		if _, ok := s.flts[j]; !ok {
-			return adi.NotFoundf("cannot record the FLT of %s: %s; the editor's run cannot be replayed", s.trace.Frames[j].FID, rp.why(s, run, j))
+			return adi.NotFoundf("cannot record the FLT of %s: %s; the editor's run cannot be replayed", s.trace.Frames[j].FID(), rp.why(s, run, j))
 		}
 	}
 	return nil

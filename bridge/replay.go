@@ -42,7 +42,7 @@ func (s *Session) replayOf(run *Run) *replay {
 		rp.differ = s.firstDifference(rt, k)
 	}
 	for r, flt := range run.Rec.FLTs {
-		j, err := s.trace.Lookup(rt.Frames[r].FID)
+		j, err := s.trace.Lookup(rt.Frames[r].FID())
 		if err != nil {
 			continue
 		}
@@ -71,7 +71,7 @@ func (s *Session) replayedUpTo(t *adi.Trace, light bool) int {
 	n := min(t.Len(), s.trace.Len())
 	for k := 0; k < n; k++ {
 		a, b := &s.trace.Frames[k], &t.Frames[k]
-		if a.FID != b.FID || a.Caller != b.Caller {
+		if a.FID() != b.FID() || a.Caller != b.Caller {
 			return k
 		}
 		if a.ArgsFP != b.ArgsFP && (!light || len(b.Args) > 0 || len(a.Args) == 0) {
@@ -90,7 +90,7 @@ func (rp *replay) why(s *Session, run *Run, j int) string {
 	if w, ok := rp.refused[j]; ok {
 		return w
 	}
-	fid := s.trace.Frames[j].FID
+	fid := s.trace.Frames[j].FID()
 	rt := run.Rec.Trace
 	r, err := rt.Lookup(fid)
 	if err != nil {
@@ -106,12 +106,12 @@ func (rp *replay) why(s *Session, run *Run, j int) string {
 // "" when it is the same invocation (fid, callers and argument fingerprint).
 func (s *Session) sameFrame(rt *adi.Trace, r, j int) string {
 	a, b := &s.trace.Frames[j], &rt.Frames[r]
-	if a.FID != b.FID {
-		return fmt.Sprintf("the re-run's %s is %s", b.FID, a.FID)
+	if a.FID() != b.FID() {
+		return fmt.Sprintf("the re-run's %s is %s", b.FID(), a.FID())
 	}
 	ca, cb := s.callers(s.trace, j), s.callers(rt, r)
 	if strings.Join(ca, " > ") != strings.Join(cb, " > ") {
-		return fmt.Sprintf("in the re-run %s was called from %s, in the recording from %s", a.FID, chainText(cb), chainText(ca))
+		return fmt.Sprintf("in the re-run %s was called from %s, in the recording from %s", a.FID(), chainText(cb), chainText(ca))
 	}
 	if a.ArgsFP == b.ArgsFP {
 		return ""
@@ -123,21 +123,21 @@ func (s *Session) sameFrame(rt *adi.Trace, r, j int) string {
 // first one whose rendering differs, with both values.
 func argsDifference(a, b *adi.Frame) string {
 	if len(b.Args) == 0 && len(a.Args) > 0 { // a light re-run recorded no values for it
-		return fmt.Sprintf("%s's arguments differ", a.FID)
+		return fmt.Sprintf("%s's arguments differ", a.FID())
 	}
 	for i := 0; i < len(a.Args) && i < len(b.Args); i++ {
 		if a.Args[i].Value != b.Args[i].Value {
-			return fmt.Sprintf("%s's argument %s is %s in the re-run, %s in the recording", a.FID, a.Args[i].Name, b.Args[i].Value, a.Args[i].Value)
+			return fmt.Sprintf("%s's argument %s is %s in the re-run, %s in the recording", a.FID(), a.Args[i].Name, b.Args[i].Value, a.Args[i].Value)
 		}
 	}
-	return fmt.Sprintf("%s's arguments differ from the recording's in content that their rendering does not show", a.FID)
+	return fmt.Sprintf("%s's arguments differ from the recording's in content that their rendering does not show", a.FID())
 }
 
 // callers lists the fids of frame j's callers in t, outermost first.
 func (s *Session) callers(t *adi.Trace, j int) []string {
 	var out []string
 	for c := t.Frames[j].Caller; c >= 0 && int(c) < t.Len(); c = t.Frames[c].Caller {
-		out = append(out, t.Frames[c].FID.String())
+		out = append(out, t.Frames[c].FID().String())
 	}
 	for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
 		out[a], out[b] = out[b], out[a]
@@ -169,9 +169,9 @@ func (s *Session) mapFLT(rt *adi.Trace, flt *adi.FLT, j int) (*adi.FLT, string) 
 			if cf == nil {
 				return nil, fmt.Sprintf("its call at line %d is missing from the re-run's calls", st.Line)
 			}
-			t, err := s.trace.Lookup(cf.FID)
+			t, err := s.trace.Lookup(cf.FID())
 			if err != nil || int(s.trace.Frames[t].Caller) != j {
-				return nil, fmt.Sprintf("at line %d it called %s in the re-run, which the recording does not show as its call", st.Line, cf.FID)
+				return nil, fmt.Sprintf("at line %d it called %s in the re-run, which the recording does not show as its call", st.Line, cf.FID())
 			}
 			out.Steps[i].Callees[k] = t
 		}
@@ -184,13 +184,13 @@ func (s *Session) firstDifference(rt *adi.Trace, k int) string {
 	a, b := s.trace.Frame(k), rt.Frame(k)
 	switch {
 	case a == nil:
-		return fmt.Sprintf("it made more calls than the recording's %d (the first extra: %s)", s.trace.Len(), b.FID)
+		return fmt.Sprintf("it made more calls than the recording's %d (the first extra: %s)", s.trace.Len(), b.FID())
 	case b == nil:
 		return fmt.Sprintf("it made %d calls where the recording has %d", rt.Len(), s.trace.Len())
-	case a.FID != b.FID:
-		return fmt.Sprintf("call %d is %s in the re-run, %s in the recording", k+1, b.FID, a.FID)
+	case a.FID() != b.FID():
+		return fmt.Sprintf("call %d is %s in the re-run, %s in the recording", k+1, b.FID(), a.FID())
 	case a.Caller != b.Caller:
-		return fmt.Sprintf("%s has another caller in the re-run", a.FID)
+		return fmt.Sprintf("%s has another caller in the re-run", a.FID())
 	}
 	return argsDifference(a, b)
 }

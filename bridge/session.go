@@ -251,7 +251,7 @@ func (s *Session) Info() Info { return *s.info.Load() }
 func (s *Session) refreshInfo() {
 	cur := ""
 	if f := s.trace.Frame(s.state.Cur); f != nil {
-		cur = f.FID.String()
+		cur = f.FID().String()
 	}
 	s.info.Store(&Info{
 		ID: s.ID, Command: s.Opts.Command, Dir: s.prog.Dir, Frames: s.trace.Len(), FLTs: len(s.flts),
@@ -303,17 +303,17 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 			continue
 		}
 		fk := s.trace.Frames[k]
-		req.Trace = append(req.Trace, probe.Selector{Func: fk.FID.Func, Index: fk.FID.Index})
+		req.Trace = append(req.Trace, probe.Selector{Func: fk.FID().Func, Index: fk.FID().Index})
 		req.Expect = append(req.Expect, s.expect(k))
 	}
-	run, err := s.record(ctx, "record FLT of "+f.FID.String(), req)
+	run, err := s.record(ctx, "record FLT of "+f.FID().String(), req)
 	if err != nil {
 		return nil, err
 	}
 	rp := s.adopt(run)
 	flt, ok := s.flts[j]
 	if !ok {
-		return nil, adi.NotFoundf("cannot record the FLT of %s: %s; the program does not run the same way twice (it depends on time, input or the environment, or on randomness adi does not seed)", f.FID, rp.why(s, run, j))
+		return nil, adi.NotFoundf("cannot record the FLT of %s: %s; the program does not run the same way twice (it depends on time, input or the environment, or on randomness adi does not seed)", f.FID(), rp.why(s, run, j))
 	}
 	return flt, nil
 }
@@ -349,7 +349,7 @@ func (s *Session) expect(k int) probe.Expect {
 	f := s.trace.Frames[k]
 	var chain []string
 	for c := f.Caller; c >= 0; c = s.trace.Frames[c].Caller {
-		chain = append(chain, s.trace.Frames[c].FID.String())
+		chain = append(chain, s.trace.Frames[c].FID().String())
 	}
 	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
 		chain[a], chain[b] = chain[b], chain[a]
@@ -357,7 +357,7 @@ func (s *Session) expect(k int) probe.Expect {
 	if chain == nil {
 		chain = []string{}
 	}
-	return probe.Expect{Func: f.FID.Func, Index: f.FID.Index, Chain: chain, ArgsFP: f.ArgsFP}
+	return probe.Expect{Func: f.FID().Func, Index: f.FID().Index, Chain: chain, ArgsFP: f.ArgsFP}
 }
 
 // adopt takes into the cache the FLTs of a re-run that answer for frames of T (replay.go), keeps
@@ -486,7 +486,7 @@ func (s *Session) saveState() {
 func (s *Session) writeState() error {
 	st := stateFile{Breakpoints: nonNil(s.state.Breakpoints), Current: s.state.Cur, Hits: []condHits{}}
 	if f := s.trace.Frame(s.state.Cur); f != nil {
-		st.CurrentFID = f.FID.String()
+		st.CurrentFID = f.FID().String()
 	}
 	for b, h := range s.hits {
 		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})

@@ -234,7 +234,7 @@ func (r *recorder) info() recordingInfo {
 	stops := []string{}
 	for _, j := range r.x.Stops() {
 		if f := t.Frame(j); f != nil {
-			stops = append(stops, f.FID.String())
+			stops = append(stops, f.FID().String())
 		}
 	}
 	live := true

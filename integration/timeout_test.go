@@ -96,7 +96,7 @@ func TestTimeoutStopsTheDebuggee(t *testing.T) {
 	assert.False(t, rec.Trace.Partial)
 	var fids []string
 	for _, f := range rec.Trace.Frames {
-		fids = append(fids, f.FID.String())
+		fids = append(fids, f.FID().String())
 	}
 	assert.Equal(t, []string{"t:<module>#1", "t:f#1", "t:f#2"}, fids)
 	s.Close() // and the run it keeps ready for the next exec

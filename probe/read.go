@@ -388,7 +388,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if err := values(rec, &cid, &c.fn, &c.file, &c.line, &c.argnames); err != nil {
 			return err
 		}
-		c.def = &adi.Code{File: c.file, Line: int32(c.line)}
+		c.def = &adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
 		if len(rec) > 5 { // probes since issue 13 write what the code is
 			c.def.Kind, _ = rec[5].(string)
 		}
@@ -621,7 +621,7 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 		counts[cd.fn]++
 		f := adi.Frame{
-			Index: int32(idx), FID: adi.FID{Func: cd.fn, Index: counts[cd.fn]}, Caller: int32(c.caller), Thread: uint16(c.tid),
+			Index: int32(idx), N: int32(counts[cd.fn]), Caller: int32(c.caller), Thread: uint16(c.tid),
 			Code: cd.def, CallLine: int32(c.line), Status: c.status,
 			Return: c.ret, Exception: c.exc,
 		}

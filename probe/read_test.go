@@ -43,7 +43,7 @@ func TestReadRecording(t *testing.T) {
 	assert.False(t, tr.Partial)
 	assert.Equal(t, []string{"MainThread"}, tr.Threads)
 	f := tr.Frames[2]
-	assert.Equal(t, adi.FID{Func: "t:f", Index: 2}, f.FID)
+	assert.Equal(t, adi.FID{Func: "t:f", Index: 2}, f.FID())
 	assert.Equal(t, int32(0), f.Caller)
 	assert.Equal(t, int32(1), f.Depth)
 	assert.Equal(t, int32(10), f.CallLine)
@@ -133,7 +133,7 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	assert.False(t, tr.Partial)
 	var fids []string
 	for _, f := range tr.Frames {
-		fids = append(fids, f.FID.String()+" "+f.Status.String()+" "+f.Return)
+		fids = append(fids, f.FID().String()+" "+f.Status.String()+" "+f.Return)
 	}
 	assert.Equal(t, []string{"t:<module>#1 returned None", "t:g#1 returned True", "t:g#2 returned 2", "t:g#3 returned 3"}, fids)
 	assert.Equal(t, []adi.Arg{{Name: "k", Value: "'a'"}}, tr.Frames[1].Args)

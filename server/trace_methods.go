@@ -64,7 +64,7 @@ func traceFrames(c *call) (any, error) {
 
 // frameMatches reports whether q (lower case) occurs in the frame's fid, args or return.
 func frameMatches(f *adi.Frame, q string) bool {
-	if strings.Contains(strings.ToLower(f.FID.String()), q) || strings.Contains(strings.ToLower(f.Return), q) {
+	if strings.Contains(strings.ToLower(f.FID().String()), q) || strings.Contains(strings.ToLower(f.Return), q) {
 		return true
 	}
 	for _, a := range f.Args {
