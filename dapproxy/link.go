@@ -11,7 +11,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/errkind"
 )
 
@@ -80,28 +79,6 @@ func (l *link) closing() bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// responded sees the adapter's answer to an editor request before it is forwarded.
-func (l *link) responded(p *dap.Call, m *dap.Message) {
-	if p.Command == "launch" && !m.Success {
-		l.finishAsync(l.ownRecording()) // no run will come
-	}
-}
-
-// finishAsync ends the recording r (if any) without holding up the adapter's stream; adi/
-// requests wait for it. When the link is ending, teardown finishes it instead.
-func (l *link) finishAsync(r *recorder) {
-	if r == nil {
-		return
-	}
-	l.settled.hold()
-	if !l.spawn(func() {
-		defer l.settled.release()
-		r.finish()
-	}) {
-		l.settled.release()
 	}
 }
 
@@ -178,13 +155,6 @@ func (l *link) teardown(why string) {
 		}
 		l.srv.forget(l)
 	})
-}
-
-// ownRecording returns the recording of this connection's own launch.
-func (l *link) ownRecording() *recorder {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rec
 }
 
 // notice tells the editor something about adi in its debug console, as one line beginning with
