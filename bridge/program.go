@@ -53,6 +53,28 @@ const RandomSeed = 0
 // DefaultTimeout bounds one run when Options.Timeout is zero.
 const DefaultTimeout = 60 * time.Second
 
+// DefaultEagerSteps is the step budget of the eager FLTs of a session's first run (Options.EagerSteps):
+// the FLT of every invocation (but module bodies and what runs during an import) that starts before
+// that many steps are recorded, or before EagerMS is spent. It covers a small program entirely.
+const DefaultEagerSteps = 20000
+
+// EagerMS bounds the time of a first run's eager FLTs: no eager FLT starts once they have spent
+// that many milliseconds starting FLTs and on their line events (taking, comparing and rendering
+// variables). A step costs about 4 µs in a small frame but up to a millisecond where big objects
+// are in scope (a web framework's application object), so the step budget alone does not bound
+// the first command's cost.
+const EagerMS = 10
+
+func (o Options) eagerSteps() int {
+	switch {
+	case o.EagerSteps < 0:
+		return 0
+	case o.EagerSteps == 0:
+		return DefaultEagerSteps
+	}
+	return o.EagerSteps
+}
+
 // Program is what every run of a session executes: the interpreter, its flags, the probe target,
 // and the environment. All runs of a session share one Program, so they are replays of each other.
 type Program struct {

@@ -148,28 +148,6 @@ func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Sessi
 	return s, nil
 }
 
-// DefaultEagerSteps is the step budget of the eager FLTs of a session's first run (Options.EagerSteps):
-// the FLT of every invocation (but module bodies and what runs during an import) that starts before
-// that many steps are recorded, or before EagerMS is spent. It covers a small program entirely.
-const DefaultEagerSteps = 20000
-
-// EagerMS bounds the time of a first run's eager FLTs: no eager FLT starts once they have spent
-// that many milliseconds starting FLTs and on their line events (taking, comparing and rendering
-// variables). A step costs about 4 µs in a small frame but up to a millisecond where big objects
-// are in scope (a web framework's application object), so the step budget alone does not bound
-// the first command's cost.
-const EagerMS = 10
-
-func (o Options) eagerSteps() int {
-	switch {
-	case o.EagerSteps < 0:
-		return 0
-	case o.EagerSteps == 0:
-		return DefaultEagerSteps
-	}
-	return o.EagerSteps
-}
-
 // sessionMeta is session.json.
 type sessionMeta struct {
 	ID      string  `json:"id"`
