@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
-	"github.com/adi-bridge/adi/probe"
 )
 
 // LoadSession reopens a session from its directory (after a bridge restart): T from its first
@@ -91,42 +87,4 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 	}
 	s.refreshInfo()
 	return s, nil
-}
-
-// listRuns returns the run numbers under dir, ascending.
-func listRuns(dir string) ([]int, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, e := range ents {
-		if n, err := strconv.Atoi(e.Name()); err == nil && e.IsDir() {
-			out = append(out, n)
-		}
-	}
-	sort.Ints(out)
-	return out, nil
-}
-
-// loadRun reads a finished run from its directory.
-func loadRun(dir string) (*Run, error) {
-	rec, err := probe.Read(dir)
-	if err != nil {
-		return nil, err
-	}
-	releaseSoon() // the garbage of decoding the recording
-	r := &Run{Dir: dir, Rec: rec, ExitCode: -1}
-	r.Stdout, _ = os.ReadFile(filepath.Join(dir, "stdout"))
-	r.Stderr, _ = os.ReadFile(filepath.Join(dir, "stderr"))
-	var m runMeta
-	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil && json.Unmarshal(b, &m) == nil {
-		r.ExitCode, r.TimedOut, r.Debug = m.ExitCode, m.TimedOut, m.Debug
-		r.TimeLimit = time.Duration(m.TimeLimitMS) * time.Millisecond
-		r.Elapsed = time.Duration(m.ElapsedMS) * time.Millisecond
-		markTimedOut(r)
-	} else if rec.Result != nil {
-		r.ExitCode = rec.Result.Exit.Code
-	}
-	return r, nil
 }

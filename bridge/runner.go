@@ -289,32 +289,6 @@ func exitCode(ps *os.ProcessState, err error) int {
 	return ps.ExitCode()
 }
 
-// runMeta is run.json: how a run ended, kept next to what the probe wrote.
-type runMeta struct {
-	ExitCode    int   `json:"exit_code"`
-	TimedOut    bool  `json:"timed_out"`
-	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
-	ElapsedMS   int64 `json:"elapsed_ms"`
-	Debug       bool  `json:"debug"`
-}
-
-// saveOutput keeps the target's output and how the run ended in the run directory.
-func saveOutput(r *Run) error {
-	for _, o := range []struct {
-		name string
-		b    []byte
-	}{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
-		name := o.name
-		if err := os.WriteFile(filepath.Join(r.Dir, name), o.b, 0o644); err != nil {
-			return fmt.Errorf("save target %s (is the disk full?): %w", name, err)
-		}
-	}
-	return writeJSON(filepath.Join(r.Dir, "run.json"), runMeta{
-		ExitCode: r.ExitCode, TimedOut: r.TimedOut, TimeLimitMS: r.TimeLimit.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
-		Debug: r.Debug,
-	})
-}
-
 // capture keeps the first maxOutput bytes of a stream and forwards everything to sink.
 type capture struct {
 	category string

@@ -1,9 +1,7 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -146,20 +144,6 @@ func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Sessi
 		return nil, err
 	}
 	return s, nil
-}
-
-// sessionMeta is session.json.
-type sessionMeta struct {
-	ID      string  `json:"id"`
-	Options Options `json:"options"`
-	// Dir is the directory the command runs in (Options.Dir resolved), for session lists.
-	Dir     string    `json:"dir,omitempty"`
-	Python  string    `json:"python"`
-	Created time.Time `json:"created"`
-}
-
-func (s *Session) meta() sessionMeta {
-	return sessionMeta{ID: s.ID, Options: s.Opts, Dir: s.prog.Dir, Python: s.prog.Python, Created: s.created}
 }
 
 // record runs the program under the probe alone and reports progress.
@@ -438,75 +422,4 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// stateFile is state.json: Σ's B and i, and the condition results, so a restarted bridge resumes.
-type stateFile struct {
-	Breakpoints []adi.Breakpoint `json:"breakpoints"`
-	Current     int              `json:"current"`
-	// CurrentFID names the frame Current indexes (func#N), for lists of sessions on disk.
-	CurrentFID string     `json:"current_fid,omitempty"`
-	Hits       []condHits `json:"hits"`
-}
-
-type condHits struct {
-	Breakpoint adi.Breakpoint `json:"breakpoint"`
-	Frames     []int          `json:"frames"`
-}
-
-func (s *Session) saveState() {
-	if err := s.writeState(); err != nil {
-		s.log.Warn("cannot save session state", "error", err)
-	}
-}
-
-// writeState writes state.json and says whether it could.
-func (s *Session) writeState() error {
-	st := stateFile{Breakpoints: nonNil(s.state.Breakpoints), Current: s.state.Cur, Hits: []condHits{}}
-	if f := s.trace.Frame(s.state.Cur); f != nil {
-		st.CurrentFID = f.FID.String()
-	}
-	for b, h := range s.hits {
-		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})
-	}
-	sort.Slice(st.Hits, func(a, b int) bool { return st.Hits[a].Breakpoint.String() < st.Hits[b].Breakpoint.String() })
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	if bytes.Equal(b, s.savedState) {
-		return nil // most commands move nothing that is saved: no write
-	}
-	if err := writeFile(filepath.Join(s.Dir, "state.json"), b); err != nil {
-		return err
-	}
-	s.savedState = b
-	return nil
-}
-
-// writeJSON writes v to path atomically.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFile(path, b)
-}
-
-// writeFile writes b to path atomically (a temporary file renamed into place).
-func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("cannot write %s (is the disk full?): %w", path, err)
-	}
-	return os.Rename(tmp, path)
-}
-
-// readJSON reads path into v.
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }
