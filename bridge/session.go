@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
-	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/probe"
 	"github.com/adi-bridge/adi/target"
 )
@@ -90,60 +88,6 @@ type SessionConfig struct {
 	Dir    string // the session's own directory (created)
 	Log    hclog.Logger
 	Events func(Event) // may be nil
-}
-
-// NewSession checks the target, then records it once (T). A target that fails still gives a
-// session: its recording and output are what an agent needs to see.
-func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session, error) {
-	s, err := newSessionDir(ctx, opts, cfg)
-	if err != nil {
-		return nil, err
-	}
-	prog := s.prog
-	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps(), Trace: focusSelectors(prog, s.target, opts.Focus),
-		TraceTests: s.target.RunsTests()})
-	if err != nil {
-		return nil, err
-	}
-	for j, flt := range run.Rec.FLTs { // eager and focus FLTs: the recording itself, nothing to replay
-		s.flts[j] = flt
-	}
-	s.base = run
-	s.trace = run.Rec.Trace
-	s.trace.Root = prog.Root
-	s.state = adi.NewState(s.trace)
-	s.saveState()
-	s.refreshInfo()
-	return s, nil
-}
-
-// newSessionDir checks the target and creates the session's directory with its session.json:
-// a session with no run yet, which NewSession records and an editor's session (StartExternal)
-// lets the editor run.
-func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Session, error) {
-	prog, tg, err := NewProgram(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Log == nil {
-		cfg.Log = hclog.NewNullLogger()
-	}
-	if cfg.Events == nil {
-		cfg.Events = func(Event) {}
-	}
-	if err := os.MkdirAll(filepath.Join(cfg.Dir, "runs"), 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create the session directory %s (is the disk full?): %w", cfg.Dir, err)
-	}
-	s := &Session{
-		ID: cfg.ID, Dir: cfg.Dir, Opts: opts, log: cfg.Log, prog: prog, target: tg, emit: cfg.Events,
-		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
-		created: time.Now(),
-	}
-	s.rn = &runner{prog: prog, dir: filepath.Join(cfg.Dir, "runs"), log: cfg.Log}
-	if err := writeJSON(filepath.Join(cfg.Dir, "session.json"), s.meta()); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // record runs the program under the probe alone and reports progress.
@@ -226,28 +170,6 @@ func (s *Session) refreshInfo() {
 func (s *Session) Idle() (time.Duration, bool) {
 	return time.Since(s.Info().LastUsed), s.busy.Load()
 }
-
-// Close marks the session closed and ends its processes: the run of a command in flight is
-// cancelled, and the run kept ready for the next exec (standby.go) is ended. Its data stays on disk.
-func (s *Session) Close() {
-	s.stopMu.Lock()
-	if s.stop != nil {
-		s.stop()
-	}
-	s.stopMu.Unlock()
-	s.sbMu.Lock()
-	s.sbClosed = true
-	s.sbMu.Unlock()
-	s.DropStandby()
-	s.mu.Lock()
-	s.closed = true
-	s.refreshInfo()
-	s.mu.Unlock()
-	s.emit(Event{Session: s.ID, Kind: "closed"})
-}
-
-// ErrClosed is returned by commands on a closed session. It is the kind errkind.SessionClosed.
-var ErrClosed error = errkind.SessionClosed
 
 // FLT returns the FLT of T[j], recording it (with the next breakpoint hits) when it is not cached.
 func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
