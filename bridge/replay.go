@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // A re-run of a real program is rarely an exact replay of the recording: ints from id(), tuples
@@ -22,6 +23,22 @@ type replay struct {
 	flts    map[int]*adi.FLT
 	refused map[int]string
 	differ  string
+}
+
+// expect is the replay check for frame k: its caller chain and argument fingerprint.
+func (s *Session) expect(k int) probe.Expect {
+	f := s.trace.Frames[k]
+	var chain []string
+	for c := f.Caller; c >= 0; c = s.trace.Frames[c].Caller {
+		chain = append(chain, s.trace.Frames[c].FID.String())
+	}
+	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+		chain[a], chain[b] = chain[b], chain[a]
+	}
+	if chain == nil {
+		chain = []string{}
+	}
+	return probe.Expect{Func: f.FID.Func, Index: f.FID.Index, Chain: chain, ArgsFP: f.ArgsFP}
 }
 
 // replayOf compares a re-run's trace and FLTs with the recording.

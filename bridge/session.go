@@ -167,22 +167,6 @@ func (s *Session) Idle() (time.Duration, bool) {
 	return time.Since(s.Info().LastUsed), s.busy.Load()
 }
 
-// expect is the replay check for frame k: its caller chain and argument fingerprint.
-func (s *Session) expect(k int) probe.Expect {
-	f := s.trace.Frames[k]
-	var chain []string
-	for c := f.Caller; c >= 0; c = s.trace.Frames[c].Caller {
-		chain = append(chain, s.trace.Frames[c].FID.String())
-	}
-	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
-		chain[a], chain[b] = chain[b], chain[a]
-	}
-	if chain == nil {
-		chain = []string{}
-	}
-	return probe.Expect{Func: f.FID.Func, Index: f.FID.Index, Chain: chain, ArgsFP: f.ArgsFP}
-}
-
 // note adds a line to the answer of the command in progress (Answer.Notes), once.
 func (s *Session) note(text string) {
 	for _, n := range s.notes {
