@@ -2,8 +2,37 @@
 // command, its recording (T), its FLT cache and its runs; each run executes the program under the
 // probe, alone (recording) or under debugpy (execute, live stops).
 //
-// Goroutines: a run has one goroutine waiting for its process; under debugpy it is a dap.Run
-// instead (the dap.Client's two loops, the adapter's waiter, the event pump and its stop
-// hand-over) plus the debuggee's watcher (debugwatch.go); all end with the run. A Session serialises its
-// commands with a mutex; it starts no goroutine of its own.
+// Files, each the one home of what it names:
+//   - session.go: Session, its events and its snapshot for listings (Info); record, the run of
+//     the program under the probe that a session reports progress of; notes for an answer.
+//   - lifecycle.go: opening a session (NewSession, newSessionDir), reopening one from disk
+//     (LoadSession) and closing it (Close).
+//   - program.go: Options and their defaults, Program and NewProgram, and the launch arguments of
+//     a debug run.
+//   - commands.go: Do, one ADI command on a session.
+//   - fltcache.go: the FLT cache: recording a missing FLT (with the next breakpoint hits, or for a
+//     set of frames) and adopting a re-run's FLTs.
+//   - replay.go: the replay check: what a re-run's probe checks (expect) and how a re-run is
+//     judged against the recording.
+//   - conditions.go: evaluating breakpoint conditions in one re-run.
+//   - persist.go: what a session keeps on disk: session.json, state.json, a run's run.json, output
+//     and kept FLTs, reading runs back, atomic writes.
+//   - focus.go: the FLTs the first run records for the frames the first command names.
+//   - execute.go: exec, a statement run inside a past frame.
+//   - standby.go: the debug run kept ready for the next exec --then-continue.
+//   - external.go: External, a session whose first run an editor launches (adi dap).
+//   - manager.go: Manager, the sessions of one adi process.
+//   - runner.go: Run, RunRequest and the runner, which executes a run under the probe alone.
+//   - debugrun.go: a run under debugpy; debugwatch.go: the watch on its debuggee.
+//   - leftovers.go: ending what a run's process left behind; runnice.go: the priority of runs.
+//   - memory.go: returning freed memory to the OS when idle; tests.go: test targets.
+//
+// Goroutines: a run has one goroutine waiting for its process (runner.go); under debugpy it is a
+// dap.Run instead (the dap.Client's two loops, the adapter's waiter, the event pump and its stop
+// hand-over) plus the debuggee's watcher (debugwatch.go) and the watch on the adapter's context
+// (adapterContext, debugrun.go); all end with the run. A Session serialises its commands with a
+// mutex; its own goroutines are a standby's (standby.go): one starts it and ends once it is
+// ready, and one releases a standby an exec gave up waiting for. A Manager runs the idle reaper
+// (manager.go) when IdleTimeout is set. Timers (time.AfterFunc) end a standby left unused or slow
+// to start, and return memory to the OS (memory.go).
 package bridge

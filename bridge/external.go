@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -231,51 +230,4 @@ func (x *External) Finish(exitCode int) error {
 // session. It does nothing when every stop has its FLT.
 func (x *External) RecordStops(ctx context.Context) error {
 	return x.s.recordFLTs(ctx, x.Stops(), "record FLTs of the editor's stops")
-}
-
-// recordFLTs records the FLTs of frames (indexes in T) with one re-run, as a command does: under
-// the session's lock, cancelled by Close.
-func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.stopMu.Lock()
-	s.stop = cancel
-	s.stopMu.Unlock()
-	s.busy.Store(true)
-	defer s.busy.Store(false)
-	defer s.refreshInfo()
-	req := RunRequest{Light: true}
-	var want []int
-	for _, j := range frames {
-		f := s.trace.Frame(j)
-		if f == nil {
-			continue
-		}
-		if _, ok := s.flts[j]; ok {
-			continue
-		}
-		want = append(want, j)
-		req.Trace = append(req.Trace, probe.Selector{Func: f.FID().Func, Index: f.FID().Index})
-		req.Expect = append(req.Expect, s.expect(j))
-	}
-	if len(want) == 0 {
-		return nil
-	}
-	run, err := s.record(ctx, purpose, req)
-	if err != nil {
-		return err
-	}
-	rp := s.adopt(run)
-	sort.Ints(want)
-	for _, j := range want {
-		if _, ok := s.flts[j]; !ok {
-			return adi.NotFoundf("cannot record the FLT of %s: %s; the editor's run cannot be replayed", s.trace.Frames[j].FID(), rp.why(s, run, j))
-		}
-	}
-	return nil
 }

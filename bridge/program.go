@@ -53,6 +53,53 @@ const RandomSeed = 0
 // DefaultTimeout bounds one run when Options.Timeout is zero.
 const DefaultTimeout = 60 * time.Second
 
+// DefaultEagerSteps is the step budget of the eager FLTs of a session's first run (Options.EagerSteps):
+// the FLT of every invocation (but module bodies and what runs during an import) that starts before
+// that many steps are recorded, or before EagerMS is spent. It covers a small program entirely.
+const DefaultEagerSteps = 20000
+
+// EagerMS bounds the time of a first run's eager FLTs: no eager FLT starts once they have spent
+// that many milliseconds starting FLTs and on their line events (taking, comparing and rendering
+// variables). A step costs about 4 µs in a small frame but up to a millisecond where big objects
+// are in scope (a web framework's application object), so the step budget alone does not bound
+// the first command's cost.
+const EagerMS = 10
+
+func (o Options) eagerSteps() int {
+	switch {
+	case o.EagerSteps < 0:
+		return 0
+	case o.EagerSteps == 0:
+		return DefaultEagerSteps
+	}
+	return o.EagerSteps
+}
+
+// Program is what every run of a session executes: the interpreter, its flags, the probe target,
+// and the environment. All runs of a session share one Program, so they are replays of each other.
+type Program struct {
+	// Python is the interpreter that runs the target (and the probe inside it).
+	Python string
+	// PyFlags are interpreter options given before the target (-u, -X dev, ...).
+	PyFlags []string
+	Target  probe.Target
+	Dir     string   // working directory
+	Env     []string // complete environment (PYTHONHASHSEED included)
+	Root    string   // project root: what is user code
+	Include []string
+	Exclude []string
+	Limits  probe.Limits
+	// ReprLimit bounds rendered values (characters); 0 means the probe's default.
+	ReprLimit int
+	// Timeout bounds the wall-clock time of one run: then the probe is asked to stop (it writes
+	// what it recorded), and the run is killed stopGrace later if it has not ended.
+	Timeout time.Duration
+	// Seed makes random's unseeded generators draw the same numbers in every run (RandomSeed).
+	Seed bool
+	// Debugpy is the python with debugpy whose adapter runs debug runs.
+	Debugpy *dap.Python
+}
+
 // plainPython reports whether the interpreter word names "the" python rather than a particular
 // one; adi then runs the python that has debugpy, so every run of the session (recording or under
 // the debugger) uses the same interpreter.

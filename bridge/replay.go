@@ -1,14 +1,11 @@
 package bridge
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // A re-run of a real program is rarely an exact replay of the recording: ints from id(), tuples
@@ -26,6 +23,22 @@ type replay struct {
 	flts    map[int]*adi.FLT
 	refused map[int]string
 	differ  string
+}
+
+// expect is the replay check for frame k: its caller chain and argument fingerprint.
+func (s *Session) expect(k int) probe.Expect {
+	f := s.trace.Frames[k]
+	var chain []string
+	for c := f.Caller; c >= 0; c = s.trace.Frames[c].Caller {
+		chain = append(chain, s.trace.Frames[c].FID().String())
+	}
+	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+		chain[a], chain[b] = chain[b], chain[a]
+	}
+	if chain == nil {
+		chain = []string{}
+	}
+	return probe.Expect{Func: f.FID().Func, Index: f.FID().Index, Chain: chain, ArgsFP: f.ArgsFP}
 }
 
 // replayOf compares a re-run's trace and FLTs with the recording.
@@ -202,54 +215,4 @@ func (s *Session) firstDifference(rt *adi.Trace, k int) string {
 func (s *Session) fltComplete(t *adi.Trace, r, j int) bool {
 	f := t.Frame(r)
 	return f != nil && (f.Status != adi.Unfinished || s.trace.Frames[j].Status == adi.Unfinished)
-}
-
-// keptFLTs is the file a re-run's directory keeps once it has been adopted: the FLTs it added to
-// the session, by index in T (JSON). The rest of the run (its own T, its record files) is deleted,
-// so a session's disk holds one T and the FLTs recorded since.
-const keptFLTs = "flts.json"
-
-// keep leaves in a re-run's directory only what the session took from it: its FLTs (keptFLTs) and
-// how it ended; a run that added nothing is discarded.
-func (s *Session) keep(run *Run, flts map[int]*adi.FLT) {
-	if len(flts) == 0 {
-		s.discard(run)
-		return
-	}
-	b, err := json.Marshal(flts)
-	if err == nil {
-		err = writeFile(filepath.Join(run.Dir, keptFLTs), b)
-	}
-	if err != nil {
-		s.log.Warn("cannot keep a re-run's FLTs on disk; a restarted adi records them again", "dir", run.Dir, "error", err)
-		return
-	}
-	for _, name := range []string{"calls.bin", "flt.bin", "config.json"} {
-		if err := os.Remove(filepath.Join(run.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			s.log.Warn("cannot delete a re-run's records", "file", name, "error", err)
-		}
-	}
-}
-
-// discard deletes a run that adds nothing to the session (an exec's, a refused re-run's).
-func (s *Session) discard(run *Run) {
-	if err := os.RemoveAll(run.Dir); err != nil {
-		s.log.Warn("cannot delete a run that added nothing", "dir", run.Dir, "error", err)
-	}
-}
-
-// loadKept reads the FLTs a re-run's directory keeps (keptFLTs); ok is false when it has none.
-func loadKept(dir string) (map[int]*adi.FLT, bool, error) {
-	b, err := os.ReadFile(filepath.Join(dir, keptFLTs))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	var flts map[int]*adi.FLT
-	if err := json.Unmarshal(b, &flts); err != nil {
-		return nil, false, fmt.Errorf("%s is corrupt: %w", filepath.Join(dir, keptFLTs), err)
-	}
-	return flts, true, nil
 }

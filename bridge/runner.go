@@ -19,31 +19,6 @@ import (
 	"github.com/adi-bridge/adi/probe"
 )
 
-// Program is what every run of a session executes: the interpreter, its flags, the probe target,
-// and the environment. All runs of a session share one Program, so they are replays of each other.
-type Program struct {
-	// Python is the interpreter that runs the target (and the probe inside it).
-	Python string
-	// PyFlags are interpreter options given before the target (-u, -X dev, ...).
-	PyFlags []string
-	Target  probe.Target
-	Dir     string   // working directory
-	Env     []string // complete environment (PYTHONHASHSEED included)
-	Root    string   // project root: what is user code
-	Include []string
-	Exclude []string
-	Limits  probe.Limits
-	// ReprLimit bounds rendered values (characters); 0 means the probe's default.
-	ReprLimit int
-	// Timeout bounds the wall-clock time of one run: then the probe is asked to stop (it writes
-	// what it recorded), and the run is killed stopGrace later if it has not ended.
-	Timeout time.Duration
-	// Seed makes random's unseeded generators draw the same numbers in every run (RandomSeed).
-	Seed bool
-	// Debugpy is the python with debugpy whose adapter runs debug runs.
-	Debugpy *dap.Python
-}
-
 // Run is one execution of the Program by the probe.
 type Run struct {
 	Dir      string // the run's directory: config, probe output, stdout, stderr
@@ -312,32 +287,6 @@ func exitCode(ps *os.ProcessState, err error) int {
 		return ee.ExitCode()
 	}
 	return ps.ExitCode()
-}
-
-// runMeta is run.json: how a run ended, kept next to what the probe wrote.
-type runMeta struct {
-	ExitCode    int   `json:"exit_code"`
-	TimedOut    bool  `json:"timed_out"`
-	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
-	ElapsedMS   int64 `json:"elapsed_ms"`
-	Debug       bool  `json:"debug"`
-}
-
-// saveOutput keeps the target's output and how the run ended in the run directory.
-func saveOutput(r *Run) error {
-	for _, o := range []struct {
-		name string
-		b    []byte
-	}{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
-		name := o.name
-		if err := os.WriteFile(filepath.Join(r.Dir, name), o.b, 0o644); err != nil {
-			return fmt.Errorf("save target %s (is the disk full?): %w", name, err)
-		}
-	}
-	return writeJSON(filepath.Join(r.Dir, "run.json"), runMeta{
-		ExitCode: r.ExitCode, TimedOut: r.TimedOut, TimeLimitMS: r.TimeLimit.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
-		Debug: r.Debug,
-	})
 }
 
 // capture keeps the first maxOutput bytes of a stream and forwards everything to sink.

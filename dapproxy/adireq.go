@@ -3,6 +3,8 @@ package dapproxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"unicode"
@@ -124,4 +126,70 @@ func kindOf(err error) *errkind.Kind {
 		return errkind.ByRPC(e.Code)
 	}
 	return errkind.Of(err)
+}
+
+// answerADI answers an adi/ request (a worker of its own).
+func (l *link) answerADI(m *dap.Message) {
+	defer func() {
+		if v := recover(); v != nil {
+			l.log.Error("adi request panicked", "command", m.Command, "panic", v, "stack", string(debug.Stack()))
+			_ = l.editor.send(errorResponse(m.Seq, m.Command, errkind.Internal,
+				fmt.Sprintf("internal error in %s: %v (the connection is still usable; please report this)", m.Command, v)))
+		}
+	}()
+	body, err := l.adi(m)
+	if err != nil {
+		_ = l.editor.send(errorResponse(m.Seq, m.Command, kindOf(err), faces.WebSocket.Render(err.Error())))
+		return
+	}
+	_ = l.editor.send(response(m.Seq, m.Command, body))
+}
+
+// adi answers an adi/ request: adi/session itself, the others through the server's method table
+// (callADI) in the session recording the link's run.
+func (l *link) adi(m *dap.Message) (any, error) {
+	r := l.recording()
+	if m.Command == "adi/session" {
+		if r == nil {
+			return nil, l.notRecording()
+		}
+		return r.info(), nil
+	}
+	if _, ok := adiMethod(m.Command); !ok || r == nil {
+		if !ok {
+			return nil, adi.Errorf(errkind.MethodNotFound, "unknown request %q; use one of %s", m.Command, adiNames())
+		}
+		return nil, l.notRecording()
+	}
+	if !l.settled.wait(l.done, gateLimit) {
+		l.log.Debug("answering before the last stop was taken in")
+	}
+	r.flushForQuery(l.ctx)
+	return callADI(l.ctx, l.srv.handler, m, r.x.Session().ID)
+}
+
+// notRecording says why adi/ requests cannot be answered on this connection.
+func (l *link) notRecording() error {
+	l.mu.Lock()
+	kind := l.kind
+	l.mu.Unlock()
+	switch kind {
+	case "":
+		return adi.Errorf(errkind.NotRecording, "nothing is recorded yet: adi records the run of a launch request; send adi/ requests after launch")
+	case "attach":
+		return adi.Errorf(errkind.NotRecording, "this session attached to a running program, which adi does not record; launch the program through adi dap to record it")
+	}
+	return adi.Errorf(errkind.NotRecording, "this launch is not recorded (see the debug console for why); adi/ requests need a recorded launch")
+}
+
+// recording returns the recording adi/ requests on this connection use: its own, or for a child
+// session its parent's.
+func (l *link) recording() *recorder {
+	l.mu.Lock()
+	r, parent := l.rec, l.parent
+	l.mu.Unlock()
+	if r == nil && parent != nil {
+		return parent.ownRecording()
+	}
+	return r
 }

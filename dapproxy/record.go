@@ -248,3 +248,32 @@ func (r *recorder) info() recordingInfo {
 	r.mu.Unlock()
 	return recordingInfo{Session: s.Info(), Dir: s.Dir, Run: r.x.RunDir, Pid: pid, Stops: stops, Live: live}
 }
+
+// responded sees the adapter's answer to an editor request before it is forwarded.
+func (l *link) responded(p *dap.Call, m *dap.Message) {
+	if p.Command == "launch" && !m.Success {
+		l.finishAsync(l.ownRecording()) // no run will come
+	}
+}
+
+// finishAsync ends the recording r (if any) without holding up the adapter's stream; adi/
+// requests wait for it. When the link is ending, teardown finishes it instead.
+func (l *link) finishAsync(r *recorder) {
+	if r == nil {
+		return
+	}
+	l.settled.hold()
+	if !l.spawn(func() {
+		defer l.settled.release()
+		r.finish()
+	}) {
+		l.settled.release()
+	}
+}
+
+// ownRecording returns the recording of this connection's own launch.
+func (l *link) ownRecording() *recorder {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rec
+}

@@ -5,97 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"time"
 
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/errkind"
-	"github.com/adi-bridge/adi/internal/faces"
 )
-
-// launch rewrites a launch request so the probe runs the program and records it into a new
-// session. A launch adi cannot record is forwarded unchanged, and the editor's debug console says
-// why.
-func (l *link) launch(m *dap.Message, raw []byte) []byte {
-	l.mu.Lock()
-	l.kind = "launch"
-	b := l.be
-	l.mu.Unlock()
-	mgr := l.srv.cfg.Manager
-	if mgr == nil || b == nil || b.ad == nil {
-		return raw
-	}
-	args, err := getMember(raw, "arguments")
-	if err != nil {
-		return raw
-	}
-	nodelay, err := dap.InstallNoDelay()
-	if err != nil {
-		l.notice(fmt.Sprintf("not recording this run: %v", err))
-		return raw
-	}
-	wd, _ := os.Getwd()
-	plan, err := planLaunch(args, launchEnv{
-		python: l.srv.cfg.Python.Path, environ: os.Environ(), nodelay: nodelay, tag: b.ad.Tag, wd: wd,
-		session: l.srv.cfg.Session,
-	})
-	if err == nil && plan.skip != "" {
-		err = fmt.Errorf("%s", plan.skip)
-	}
-	if err != nil {
-		l.notice(fmt.Sprintf("not recording this run: %v", err))
-		return raw
-	}
-	ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
-	defer cancel()
-	x, err := mgr.StartExternal(ctx, "", plan.opts)
-	if err != nil {
-		l.notice(fmt.Sprintf("not recording this run: %s", faces.WebSocket.Render(err.Error())))
-		return raw
-	}
-	newArgs, err := rewriteLaunch(args, plan, x)
-	if err == nil {
-		raw, err = setMember(raw, "arguments", newArgs)
-	}
-	if err != nil {
-		l.notice(fmt.Sprintf("not recording this run: cannot rewrite the launch: %v", err))
-		_ = x.Finish(-1)
-		return raw
-	}
-	r := newRecorder(l, x, plan.processName)
-	l.mu.Lock()
-	l.rec = r
-	l.mu.Unlock()
-	s := x.Session()
-	l.log.Info("recording the editor's run", "session", s.ID, "command", s.Opts.Command)
-	if fn := l.srv.cfg.OnSession; fn != nil {
-		fn(s.ID, s.Dir)
-	}
-	return raw
-}
-
-// needDebugpy checks, before a launch reaches debugpy, that the interpreter it names (the
-// "python" or "pythonPath" member) has debugpy; the check is cached per interpreter. Without
-// one, debugpy runs the adapter's own interpreter, which FindPython chose for its debugpy. It
-// returns the one line that says it has not and how to install it, or "". Without the check,
-// debugpy's adapter waits 15 s for a debuggee that cannot start.
-func (l *link) needDebugpy(raw []byte) string {
-	args, err := getMember(raw, "arguments")
-	if err != nil {
-		return ""
-	}
-	py := debuggeePython(args)
-	if py == "" || py == l.srv.cfg.Python.Path {
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(l.ctx, 30*time.Second)
-	defer cancel()
-	if err := dap.NeedDebugpy(ctx, py, "the editor's debug session"); err != nil {
-		return errkind.Unprefixed(err.Error())
-	}
-	return ""
-}
 
 // attachArgs are the members of an attach request that decide where it goes.
 type attachArgs struct {

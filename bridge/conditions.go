@@ -1,0 +1,71 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
+)
+
+// ensureConditions evaluates, in one re-run, every condition of B not evaluated yet, recording the
+// FLTs of their first hits at the same time.
+func (s *Session) ensureConditions(ctx context.Context) error {
+	req := RunRequest{Light: true}
+	var pending []adi.Breakpoint
+	for _, b := range s.state.Breakpoints {
+		if b.Cond == "" {
+			continue
+		}
+		if _, ok := s.hits[b]; ok {
+			continue
+		}
+		if _, ok := s.condErr[b]; ok {
+			continue
+		}
+		id := len(pending)
+		pending = append(pending, b)
+		req.Conditions = append(req.Conditions, probe.Condition{ID: id, Func: b.Func, Cond: b.Cond, At: string(b.At()), Line: b.Line})
+		if b.Line == 0 { // a line condition's hits are known only at the line: their FLTs are recorded when shown
+			req.Trace = append(req.Trace, probe.Selector{Func: b.Func, Cond: b.Cond, At: string(b.At()), Max: batchMax})
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	run, err := s.record(ctx, "evaluate conditions", req)
+	if err != nil {
+		return err
+	}
+	rt := run.Rec.Trace
+	s.adopt(run)
+	res := run.Rec.Result
+	if res == nil {
+		return adi.BadInputf("the run that evaluates the conditions ended early (%s)", runSummary(run))
+	}
+	for _, cr := range res.Conditions {
+		if cr.ID < 0 || cr.ID >= len(pending) {
+			continue
+		}
+		b := pending[cr.ID]
+		inv := s.trace.Invocations(b.Func)
+		var hits []int
+		for _, n := range cr.Hits {
+			if n < 1 || n > len(inv) {
+				continue
+			}
+			// a hit counts for the recording's b.Func#n when the re-run's is the same invocation
+			if r, err := rt.Lookup(adi.FID{Func: b.Func, Index: n}); err == nil && s.sameFrame(rt, r, inv[n-1]) == "" {
+				hits = append(hits, inv[n-1])
+			}
+		}
+		sort.Ints(hits)
+		s.hits[b] = nonNil(hits)
+		if errs := cr.DecodedErrors(); len(errs) > 0 {
+			fid := adi.FID{Func: b.Func, Index: errs[0].N}
+			s.condErr[b] = fmt.Sprintf("%s (at %s, counted as false; %d evaluation(s) failed)", errs[0].Error, fid, len(errs))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,138 @@
+package bridge
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
+)
+
+// batchMax bounds how many FLTs one re-run records besides the one asked for: the next hits of
+// the breakpoints, so that the next continue answers from the cache.
+const batchMax = 24
+
+// FLT returns the FLT of T[j], recording it (with the next breakpoint hits) when it is not cached.
+func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
+	if flt, ok := s.flts[j]; ok {
+		return flt, nil
+	}
+	f := s.trace.Frame(j)
+	if f == nil {
+		return nil, adi.NotFoundf("no frame %d in the recording", j)
+	}
+	sel := append([]int{j}, s.nextHits(j, batchMax)...)
+	req := RunRequest{Light: true}
+	for _, k := range sel {
+		if _, ok := s.flts[k]; ok && k != j {
+			continue
+		}
+		fk := s.trace.Frames[k]
+		req.Trace = append(req.Trace, probe.Selector{Func: fk.FID().Func, Index: fk.FID().Index})
+		req.Expect = append(req.Expect, s.expect(k))
+	}
+	run, err := s.record(ctx, "record FLT of "+f.FID().String(), req)
+	if err != nil {
+		return nil, err
+	}
+	rp := s.adopt(run)
+	flt, ok := s.flts[j]
+	if !ok {
+		return nil, adi.NotFoundf("cannot record the FLT of %s: %s; the program does not run the same way twice (it depends on time, input or the environment, or on randomness adi does not seed)", f.FID(), rp.why(s, run, j))
+	}
+	return flt, nil
+}
+
+// nextHits lists up to n frames after j (then before it) that match B, for batching.
+func (s *Session) nextHits(j, n int) []int {
+	var after, before []int
+	seen := map[int]bool{j: true}
+	for _, b := range s.state.Breakpoints {
+		for _, k := range s.trace.Invocations(b.Func) {
+			if seen[k] || (b.Cond != "" && !s.hits.Holds(b, k)) {
+				continue
+			}
+			seen[k] = true
+			if k > j {
+				after = append(after, k)
+			} else {
+				before = append(before, k)
+			}
+		}
+	}
+	sort.Ints(after)
+	sort.Sort(sort.Reverse(sort.IntSlice(before)))
+	out := append(after, before...)
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// adopt takes into the cache the FLTs of a re-run that answer for frames of T (replay.go), keeps
+// only those on disk, and notes where the re-run differed from the recording, for the answer.
+func (s *Session) adopt(run *Run) *replay {
+	rp := s.replayOf(run)
+	for j, flt := range rp.flts {
+		s.flts[j] = flt
+	}
+	if len(rp.flts) > 0 {
+		s.emit(Event{Session: s.ID, Kind: "flt_ready", FLTs: len(s.flts)})
+	}
+	if rp.differ != "" {
+		s.log.Debug("re-run differed from the recording", "run", filepath.Base(run.Dir), "where", rp.differ)
+		if len(rp.flts) > 0 {
+			s.note("this re-run differed from the recording (" + rp.differ + "); the frames shown are the same invocations as recorded")
+		}
+	}
+	s.keep(run, rp.flts)
+	return rp
+}
+
+// recordFLTs records the FLTs of frames (indexes in T) with one re-run, as a command does: under
+// the session's lock, cancelled by Close.
+func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.stopMu.Lock()
+	s.stop = cancel
+	s.stopMu.Unlock()
+	s.busy.Store(true)
+	defer s.busy.Store(false)
+	defer s.refreshInfo()
+	req := RunRequest{Light: true}
+	var want []int
+	for _, j := range frames {
+		f := s.trace.Frame(j)
+		if f == nil {
+			continue
+		}
+		if _, ok := s.flts[j]; ok {
+			continue
+		}
+		want = append(want, j)
+		req.Trace = append(req.Trace, probe.Selector{Func: f.FID().Func, Index: f.FID().Index})
+		req.Expect = append(req.Expect, s.expect(j))
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	run, err := s.record(ctx, purpose, req)
+	if err != nil {
+		return err
+	}
+	rp := s.adopt(run)
+	sort.Ints(want)
+	for _, j := range want {
+		if _, ok := s.flts[j]; !ok {
+			return adi.NotFoundf("cannot record the FLT of %s: %s; the editor's run cannot be replayed", s.trace.Frames[j].FID(), rp.why(s, run, j))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
+)
+
+// sessionMeta is session.json.
+type sessionMeta struct {
+	ID      string  `json:"id"`
+	Options Options `json:"options"`
+	// Dir is the directory the command runs in (Options.Dir resolved), for session lists.
+	Dir     string    `json:"dir,omitempty"`
+	Python  string    `json:"python"`
+	Created time.Time `json:"created"`
+}
+
+func (s *Session) meta() sessionMeta {
+	return sessionMeta{ID: s.ID, Options: s.Opts, Dir: s.prog.Dir, Python: s.prog.Python, Created: s.created}
+}
+
+// stateFile is state.json: Σ's B and i, and the condition results, so a restarted bridge resumes.
+type stateFile struct {
+	Breakpoints []adi.Breakpoint `json:"breakpoints"`
+	Current     int              `json:"current"`
+	// CurrentFID names the frame Current indexes (func#N), for lists of sessions on disk.
+	CurrentFID string     `json:"current_fid,omitempty"`
+	Hits       []condHits `json:"hits"`
+}
+
+type condHits struct {
+	Breakpoint adi.Breakpoint `json:"breakpoint"`
+	Frames     []int          `json:"frames"`
+}
+
+func (s *Session) saveState() {
+	if err := s.writeState(); err != nil {
+		s.log.Warn("cannot save session state", "error", err)
+	}
+}
+
+// writeState writes state.json and says whether it could.
+func (s *Session) writeState() error {
+	st := stateFile{Breakpoints: nonNil(s.state.Breakpoints), Current: s.state.Cur, Hits: []condHits{}}
+	if f := s.trace.Frame(s.state.Cur); f != nil {
+		st.CurrentFID = f.FID().String()
+	}
+	for b, h := range s.hits {
+		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})
+	}
+	sort.Slice(st.Hits, func(a, b int) bool { return st.Hits[a].Breakpoint.String() < st.Hits[b].Breakpoint.String() })
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(b, s.savedState) {
+		return nil // most commands move nothing that is saved: no write
+	}
+	if err := writeFile(filepath.Join(s.Dir, "state.json"), b); err != nil {
+		return err
+	}
+	s.savedState = b
+	return nil
+}
+
+// keptFLTs is the file a re-run's directory keeps once it has been adopted: the FLTs it added to
+// the session, by index in T (JSON). The rest of the run (its own T, its record files) is deleted,
+// so a session's disk holds one T and the FLTs recorded since.
+const keptFLTs = "flts.json"
+
+// keep leaves in a re-run's directory only what the session took from it: its FLTs (keptFLTs) and
+// how it ended; a run that added nothing is discarded.
+func (s *Session) keep(run *Run, flts map[int]*adi.FLT) {
+	if len(flts) == 0 {
+		s.discard(run)
+		return
+	}
+	b, err := json.Marshal(flts)
+	if err == nil {
+		err = writeFile(filepath.Join(run.Dir, keptFLTs), b)
+	}
+	if err != nil {
+		s.log.Warn("cannot keep a re-run's FLTs on disk; a restarted adi records them again", "dir", run.Dir, "error", err)
+		return
+	}
+	for _, name := range []string{"calls.bin", "flt.bin", "config.json"} {
+		if err := os.Remove(filepath.Join(run.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("cannot delete a re-run's records", "file", name, "error", err)
+		}
+	}
+}
+
+// discard deletes a run that adds nothing to the session (an exec's, a refused re-run's).
+func (s *Session) discard(run *Run) {
+	if err := os.RemoveAll(run.Dir); err != nil {
+		s.log.Warn("cannot delete a run that added nothing", "dir", run.Dir, "error", err)
+	}
+}
+
+// loadKept reads the FLTs a re-run's directory keeps (keptFLTs); ok is false when it has none.
+func loadKept(dir string) (map[int]*adi.FLT, bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, keptFLTs))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var flts map[int]*adi.FLT
+	if err := json.Unmarshal(b, &flts); err != nil {
+		return nil, false, fmt.Errorf("%s is corrupt: %w", filepath.Join(dir, keptFLTs), err)
+	}
+	return flts, true, nil
+}
+
+// listRuns returns the run numbers under dir, ascending.
+func listRuns(dir string) ([]int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil && e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// loadRun reads a finished run from its directory.
+func loadRun(dir string) (*Run, error) {
+	rec, err := probe.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	releaseSoon() // the garbage of decoding the recording
+	r := &Run{Dir: dir, Rec: rec, ExitCode: -1}
+	r.Stdout, _ = os.ReadFile(filepath.Join(dir, "stdout"))
+	r.Stderr, _ = os.ReadFile(filepath.Join(dir, "stderr"))
+	var m runMeta
+	if b, err := os.ReadFile(filepath.Join(dir, "run.json")); err == nil && json.Unmarshal(b, &m) == nil {
+		r.ExitCode, r.TimedOut, r.Debug = m.ExitCode, m.TimedOut, m.Debug
+		r.TimeLimit = time.Duration(m.TimeLimitMS) * time.Millisecond
+		r.Elapsed = time.Duration(m.ElapsedMS) * time.Millisecond
+		markTimedOut(r)
+	} else if rec.Result != nil {
+		r.ExitCode = rec.Result.Exit.Code
+	}
+	return r, nil
+}
+
+// runMeta is run.json: how a run ended, kept next to what the probe wrote.
+type runMeta struct {
+	ExitCode    int   `json:"exit_code"`
+	TimedOut    bool  `json:"timed_out"`
+	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
+	ElapsedMS   int64 `json:"elapsed_ms"`
+	Debug       bool  `json:"debug"`
+}
+
+// saveOutput keeps the target's output and how the run ended in the run directory.
+func saveOutput(r *Run) error {
+	for _, o := range []struct {
+		name string
+		b    []byte
+	}{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
+		name := o.name
+		if err := os.WriteFile(filepath.Join(r.Dir, name), o.b, 0o644); err != nil {
+			return fmt.Errorf("save target %s (is the disk full?): %w", name, err)
+		}
+	}
+	return writeJSON(filepath.Join(r.Dir, "run.json"), runMeta{
+		ExitCode: r.ExitCode, TimedOut: r.TimedOut, TimeLimitMS: r.TimeLimit.Milliseconds(), ElapsedMS: r.Elapsed.Milliseconds(),
+		Debug: r.Debug,
+	})
+}
+
+// writeJSON writes v to path atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(path, b)
+}
+
+// writeFile writes b to path atomically (a temporary file renamed into place).
+func writeFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("cannot write %s (is the disk full?): %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+// readJSON reads path into v.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
