@@ -20,7 +20,11 @@
 - ``MonitoringEngine`` (default on 3.12+): ``sys.monitoring`` events PY_START, PY_RESUME,
   PY_RETURN, PY_YIELD, PY_UNWIND, PY_THROW (non-user code objects are DISABLEd after their
   first event), plus LINE/JUMP on the code objects being stepped and RAISE while any frame is
-  being stepped. It never touches ``sys.settrace``, so it coexists with any debugger.
+  being stepped, and CALL as a local event of every user code object: a call of a user
+  generator or coroutine function numbers that invocation at its creation (``hooks.made``;
+  its first PY_START claims the number), and any other call site returns DISABLE after its
+  first call, so an ordinary call costs nothing more. It never touches ``sys.settrace``, so
+  it coexists with any debugger.
 
 All engines produce the same records; ``ADI_PROBE_ENGINE`` (auto, trace, profile, monitoring)
 forces one, e.g. to compare them in tests.
@@ -244,7 +248,13 @@ class MonitoringEngine:
                 h = local.h
             except AttributeError:
                 h = new_thread()
-            h.made(getframe(1), info, offset, _NO_ARG if arg0 is MISSING else arg_key(arg0))
+            if arg0 is MISSING:
+                key = _NO_ARG
+            elif type(arg0) in raw:
+                key = (arg0,)  # (not weakly referenceable: arg_key's exception costs a µs)
+            else:
+                key = arg_key(arg0)
+            h.made(getframe(1), info, offset, key)
 
         def new_thread():
             local.h = h = rec.thread_hooks(rec.thread_state(fresh=True), MONITOR)

@@ -770,6 +770,12 @@ class Recorder:
             pending = info.pending
             if not pending:
                 return None
+            p = pending[0]
+            key = p[4]
+            if key is _NO_ARG or (type(key) is tuple and info.nargs and info.argkeys[0][0] != "*"
+                                  and frame.f_locals.get(info.arg0, _NO_ARG) is key[0]):
+                del pending[0]  # the common case: the oldest one, its first argument first
+                return p
             loc = None
             for i, p in enumerate(pending):
                 key = p[4]
