@@ -148,6 +148,8 @@ func (r *fltRenderer) footer() string {
 			line += fmt.Sprintf(" at line %d", f.Exception.Line)
 		}
 		return line
+	case NotStarted:
+		return fmt.Sprintf("Not started: %s was created here but never ran.", suspender(f))
 	default:
 		line := "Unfinished: the run ended while this invocation was still active or suspended"
 		if f.Yields > 0 {

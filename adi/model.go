@@ -62,7 +62,7 @@ func (e *Exception) String() string {
 }
 
 // Status says how an invocation ended. It is one byte in a Frame, and reads and writes as its
-// name ("returned", "raised", "unfinished"; the zero Status is "") in JSON and text.
+// name ("returned", "raised", "unfinished", "not started"; the zero Status is "") in JSON and text.
 type Status uint8
 
 // The ways an invocation can end.
@@ -70,9 +70,10 @@ const (
 	Returned   Status = iota + 1 // it returned Frame.Return
 	Raised                       // an exception escaped it (Frame.Exception)
 	Unfinished                   // the run ended (or was cut) while it was active or suspended
+	NotStarted                   // a generator or coroutine created (and numbered) but never run
 )
 
-var statusNames = [...]string{"", "returned", "raised", "unfinished"}
+var statusNames = [...]string{"", "returned", "raised", "unfinished", "not started"}
 
 // String returns the status's name.
 func (s Status) String() string {

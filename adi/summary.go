@@ -160,7 +160,8 @@ func (d detail) sigArgs(args []Arg) string {
 	return strings.Join(parts, ", ")
 }
 
-// outcome renders how an invocation ended: its return value, "raised T: msg" or "(unfinished)".
+// outcome renders how an invocation ended: its return value, "raised T: msg", "(unfinished)" or,
+// for a generator or coroutine that never ran, "not started".
 func (d detail) outcome(st Status, ret string, exc *Exception) string {
 	switch st {
 	case Raised:
@@ -173,6 +174,8 @@ func (d detail) outcome(st Status, ret string, exc *Exception) string {
 		return "raised " + d.val(exc.String())
 	case Returned:
 		return d.val(ret)
+	case NotStarted:
+		return "not started"
 	default:
 		return "(unfinished)"
 	}

@@ -406,6 +406,21 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			t.Threads = append(t.Threads, "")
 		}
 		t.Threads[tid] = name
+	case "made":
+		// a generator or coroutine numbered at its creation (3.12+); the call record its first
+		// start writes replaces this one, and without one it never started
+		d.calls = append(d.calls, call{status: adi.NotStarted})
+		c := &d.calls[len(d.calls)-1]
+		if err := values(rec, &c.idx, &c.cid, &c.caller, &c.tid, &c.line); err != nil {
+			return err
+		}
+		if c.idx < 0 || c.idx > math.MaxInt32 {
+			return fmt.Errorf("invocation %d out of range", c.idx)
+		}
+		if c.tid < 0 || c.tid >= maxThreads {
+			return fmt.Errorf("thread id %d out of range", c.tid)
+		}
+		c.fp = d.strs.str("=")
 	case "call", "callret", "callexc":
 		// decoded in place (an error ends the whole read, so a half-decoded slot is never used)
 		d.calls = append(d.calls, call{status: adi.Unfinished})
@@ -574,7 +589,8 @@ func values(rec []any, ptrs ...any) error {
 // and applies the outcomes. T ends before the first idx no record names (gap=true when a record
 // names a later idx: the writer died or a thread was between taking an idx and writing it). An
 // invocation written twice (open, then complete, when a flush raced its end in another thread)
-// keeps its first call fields and the outcome of either.
+// keeps its first call fields and the outcome of either; a "made" record (a generator numbered
+// at its creation) is replaced by the call record of its first start, if any.
 func (d *decoder) build() (gap bool, err error) {
 	t := d.trace
 	maxIdx := -1
@@ -589,6 +605,10 @@ func (d *decoder) build() (gap bool, err error) {
 			continue
 		}
 		if p := byIdx[c.idx]; p > 0 {
+			if first := &d.calls[p-1]; first.status == adi.NotStarted {
+				*first = *c // the first start of a generator numbered at its creation
+				continue
+			}
 			if first := &d.calls[p-1]; first.status == adi.Unfinished && c.status != adi.Unfinished {
 				first.status, first.ret, first.exc = c.status, c.ret, c.exc
 			}

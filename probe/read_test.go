@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -208,4 +209,23 @@ func TestTailReadsWhileWritten(t *testing.T) {
 	rec, err := cut.Finish()
 	require.NoError(t, err)
 	assert.True(t, rec.Trace.Partial)
+}
+
+// A generator numbered at its creation ("made", 3.12+) takes the call record of its first start;
+// one never started reads NotStarted, without arguments, and renders "not started".
+func TestReadMadeGenerators(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		CallsFile:  callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["code",1,"t:gen","/p/t.py",5,["n"],"generator"],["thread",0,"MainThread"],["made",1,1,0,0,7],["made",2,1,0,0,8],["call",2,1,0,0,8,[3],null],["ret",2,"None"],["callret",0,0,-1,0,0,[],null,"None"]]`),
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3}`,
+	})
+	rec, err := Read(dir)
+	require.NoError(t, err)
+	tr := rec.Trace
+	require.Equal(t, 3, tr.Len())
+	assert.False(t, tr.Partial)
+	var got []string
+	for _, f := range tr.Frames {
+		got = append(got, fmt.Sprintf("%s %s %d %d %v", f.FID, f.Status, f.Caller, f.CallLine, f.Args))
+	}
+	assert.Equal(t, []string{"t:<module>#1 returned -1 0 []", "t:gen#1 not started 0 7 []", "t:gen#2 returned 0 8 [{n 3}]"}, got)
 }

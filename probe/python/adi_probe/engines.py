@@ -20,7 +20,11 @@
 - ``MonitoringEngine`` (default on 3.12+): ``sys.monitoring`` events PY_START, PY_RESUME,
   PY_RETURN, PY_YIELD, PY_UNWIND, PY_THROW (non-user code objects are DISABLEd after their
   first event), plus LINE/JUMP on the code objects being stepped and RAISE while any frame is
-  being stepped. It never touches ``sys.settrace``, so it coexists with any debugger.
+  being stepped, and CALL as a local event of every user code object: a call of a user
+  generator or coroutine function numbers that invocation at its creation (``hooks.made``;
+  its first PY_START claims the number), and any other call site returns DISABLE after its
+  first call, so an ordinary call costs nothing more. It never touches ``sys.settrace``, so
+  it coexists with any debugger.
 
 All engines produce the same records; ``ADI_PROBE_ENGINE`` (auto, trace, profile, monitoring)
 forces one, e.g. to compare them in tests.
@@ -31,8 +35,8 @@ import sys
 import threading
 
 from .output import RAW_TYPES
-from .recorder import (E_ARGS, E_CALLER, E_FP, E_FRAME, E_IDX, E_INFO, E_LINE, E_STATE, E_STEP,
-                       MONITOR, PROFILE, TRACE)
+from .recorder import (_GEN_FLAGS, E_ARGS, E_CALLER, E_FP, E_FRAME, E_IDX, E_INFO, E_LINE, E_STATE,
+                       E_STEP, MONITOR, PROFILE, TRACE, _NO_ARG, arg_key)
 
 
 class EngineError(Exception):
@@ -184,6 +188,8 @@ class MonitoringEngine:
         self.tool = tool
         self._stepping = {}   # id(code) -> [code, number of live steppers of that code]
         self._lines = {}      # id(code) -> {offset: line} (codes kept alive by their CodeInfo)
+        self._call_codes = []  # user code objects whose CALL events are on
+        self._calls = 0
 
     def start(self):
         mon = sys.monitoring
@@ -202,6 +208,54 @@ class MonitoringEngine:
         rec.stepper_started = self.stepping_started
         rec.stepper_ended = self.stepping_ended
 
+        set_local = mon.set_local_events
+        CALL = ev.CALL
+        self._calls = CALL
+        call_codes = self._call_codes
+
+        def classify_user(code, frame):
+            """classify, and let a user code object's calls report (on_call)."""
+            info = classify(code, frame)
+            if info:
+                call_codes.append(code)
+                set_local(tool, code, CALL)
+            return info
+
+        MISSING = mon.MISSING
+        function = type(_noop_trace)
+        method = type(self.start)
+        gen_flags = _GEN_FLAGS
+
+        def on_call(code, offset, callee, arg0):
+            """A call in user code: a generator or coroutine function's invocation is numbered
+            now (``hooks.made``); any other call site is DISABLEd after its first call."""
+            t = type(callee)
+            if t is function:
+                fcode = callee.__code__
+            elif t is method and type(callee.__func__) is function:
+                fcode = callee.__func__.__code__
+                arg0 = callee.__self__
+            else:
+                return DISABLE
+            if not fcode.co_flags & gen_flags:
+                return DISABLE
+            info = codes_get(_id(fcode))
+            if info is None:
+                info = classify_user(fcode, _Globals(callee))
+            if not info:
+                return DISABLE
+            try:
+                h = local.h
+            except AttributeError:
+                h = new_thread()
+            if arg0 is MISSING:
+                key = _NO_ARG
+            elif type(arg0) in raw:
+                key = (arg0,)  # (not weakly referenceable: arg_key's exception costs a µs)
+            else:
+                key = arg_key(arg0)
+            h.made(getframe(1), info, offset, key)
+
         def new_thread():
             local.h = h = rec.thread_hooks(rec.thread_state(fresh=True), MONITOR)
             return h
@@ -209,7 +263,7 @@ class MonitoringEngine:
         def on_start(code, offset):
             info = codes_get(_id(code))
             if info is None:
-                info = classify(code, getframe(1))
+                info = classify_user(code, getframe(1))
             if info is False:
                 return DISABLE
             try:
@@ -229,7 +283,7 @@ class MonitoringEngine:
         def on_resume(code, offset):
             info = codes_get(_id(code))
             if info is None:
-                info = classify(code, getframe(1))
+                info = classify_user(code, getframe(1))
             if info is False:
                 return DISABLE
             resume(getframe(1))
@@ -344,6 +398,7 @@ class MonitoringEngine:
         register(tool, ev.RAISE, on_raise)
         register(tool, ev.LINE, on_line)
         register(tool, ev.JUMP, on_jump)
+        register(tool, CALL, on_call)
         self._base = (ev.PY_START | ev.PY_RESUME | ev.PY_THROW | ev.PY_RETURN | ev.PY_YIELD
                       | ev.PY_UNWIND)
         self._raise = ev.RAISE
@@ -371,7 +426,7 @@ class MonitoringEngine:
             entry[1] += 1
             return
         self._stepping[id(code)] = [code, 1]
-        sys.monitoring.set_local_events(self.tool, code, self._local)
+        sys.monitoring.set_local_events(self.tool, code, self._local | self._calls)
         if len(self._stepping) == 1:
             sys.monitoring.set_events(self.tool, self._base | self._raise)
 
@@ -385,7 +440,7 @@ class MonitoringEngine:
         if entry[1] > 0:
             return
         del self._stepping[id(code)]
-        sys.monitoring.set_local_events(self.tool, code, 0)
+        sys.monitoring.set_local_events(self.tool, code, self._calls)
         if not self._stepping:
             sys.monitoring.set_events(self.tool, self._base)
 
@@ -394,11 +449,24 @@ class MonitoringEngine:
         mon.set_events(self.tool, 0)
         for code, _ in list(self._stepping.values()):
             mon.set_local_events(self.tool, code, 0)
-        for event in (mon.events.PY_START, mon.events.PY_RESUME, mon.events.PY_THROW,
+        for code in self._call_codes:
+            mon.set_local_events(self.tool, code, 0)
+        self._call_codes = []
+        for event in (mon.events.CALL, mon.events.PY_START, mon.events.PY_RESUME, mon.events.PY_THROW,
                       mon.events.PY_RETURN, mon.events.PY_YIELD, mon.events.PY_UNWIND,
                       mon.events.RAISE, mon.events.LINE, mon.events.JUMP):
             mon.register_callback(self.tool, event, None)
         mon.free_tool_id(self.tool)
+
+
+class _Globals:
+    """What ``Recorder.classify`` reads of a frame (its module's globals), for a function that
+    is called but has no frame yet."""
+
+    __slots__ = ("f_globals",)
+
+    def __init__(self, func):
+        self.f_globals = func.__globals__
 
 
 def _free_tool():

@@ -72,7 +72,8 @@ class CodeInfo:
 
     __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
-                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test", "kind", "is_class")
+                 "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test", "kind", "is_class",
+                 "pending")
 
     def __init__(self, cid, func, next_ids, code, watch, render, budget, is_import=False):
         self.cid = cid
@@ -85,6 +86,9 @@ class CodeInfo:
         self.nargs = len(keys)
         self.arg0 = self.argnames[0] if keys else None
         self.is_gen = bool(code.co_flags & _GEN_FLAGS)
+        # generators and coroutines numbered at creation and not started yet (3.12+ monitoring
+        # engine: Recorder.thread_hooks' ``made``), oldest first; None until the first one
+        self.pending = None
         self.kind = _kind(code)  # the code record's kind: "", "generator", "coroutine", "async generator", "class"
         # a class body: it returns its namespace's __class__ cell (or None), which is not a value of
         # the program; its return is written as "class NAME" (leave, below)
@@ -218,7 +222,7 @@ class ThreadState:
 class Hooks:
     """The hook closures of one thread (see ``Recorder.thread_hooks``)."""
 
-    __slots__ = ("call", "local", "profile", "leave", "set_mode", "mode", "ts")
+    __slots__ = ("call", "local", "profile", "leave", "made", "set_mode", "mode", "ts")
 
 
 class Recorder:
@@ -249,6 +253,7 @@ class Recorder:
         self.stepper_started = None  # engine callbacks (sys.monitoring enables LINE events)
         self.stepper_ended = None
         self.internal_errors = []
+        self.made_chains = {}  # idx -> callers chain of a watched generator numbered at creation
         self._next_idx = itertools.count()
         self._next_cid = itertools.count()
         self._next_tid = itertools.count()
@@ -411,7 +416,7 @@ class Recorder:
                 return args_of(values)
             return args_summary(values)
 
-        def call(frame, event, arg, info=None):
+        def call(frame, event, arg, info=None, unmade=False):
             nonlocal tid
             if info is None:  # (sys.monitoring passes the CodeInfo it already looked up)
                 code = frame.f_code
@@ -420,7 +425,7 @@ class Recorder:
                     info = classify(code, frame)
                 if info is False:
                     return None
-            if info.is_gen:
+            if info.is_gen and not unmade:
                 e = live_gens_get(frame)
                 if e is not None:
                     push(e)
@@ -432,6 +437,8 @@ class Recorder:
                     return attach(frame, e)
                 if frame.f_lasti != info.first_lasti:
                     return None  # resumption of a generator that is not recorded
+                if info.pending:  # numbered when it was created (``made``)
+                    return start_made(frame, info)
             if stopped[0]:  # past a limit: only counted (no args rendered)
                 rec.unrecorded(info.next_ids()[0])
                 return None
@@ -489,6 +496,58 @@ class Recorder:
                 else:
                     rec.attach_local(frame, e, local)
             return None
+
+        def made(frame, info, offset, key):
+            """MONITOR: user code `frame` calls generator or coroutine function `info` at
+            `offset`: the invocation is numbered now, in call order, and written as ``made``;
+            its first start claims the number (``start_made``). `key`: what identifies its
+            arguments (``Recorder.claim``)."""
+            nonlocal tid
+            if not stack or stack[-1][E_FRAME] is not frame:
+                return  # the creator is not recorded: numbered when it starts
+            if stopped[0]:
+                return
+            ce = stack[-1]
+            line = ce[E_INFO].lines[offset]
+            idx, n = info.next_ids()
+            if idx >= limit[0]:
+                rec.unrecorded(idx)
+                return
+            st = ce[E_STEP]
+            if st is not None:
+                st.add_callee(idx)
+            if tid < 0:
+                tid = rec.announce(ts)
+            calls_append(("made", idx, info.cid, ce[E_IDX], tid, line))
+            if info.watch is not None and info.watch.expects:
+                rec.made_chains[idx] = ["%s#%d" % (x[E_INFO].func, x[E_N]) for x in stack]
+            p = info.pending
+            if p is None:
+                p = info.pending = []
+            p.append((idx, n, ce[E_IDX], line, key))
+            if idx & _FLUSH_MASK == _FLUSH_MASK:
+                rec.flush()
+
+        def start_made(frame, info):
+            """The first start of a generator: the number its creation took, if ``made`` saw it."""
+            nonlocal tid
+            p = rec.claim(info, frame)
+            if p is None:  # created where no CALL event was seen (by code that is not the user's)
+                return call(frame, "call", None, info, True)
+            idx, n, caller, line = p[0], p[1], p[2], p[3]
+            if not stack and tid < 0:
+                tid = rec.announce(ts)
+            nargs = 0 if info.light else info.nargs
+            if nargs == 0:
+                a = ()
+                fp = None
+            else:
+                loc = frame.f_locals
+                a, fp = args(info, [loc[k] if k in loc else _UNBOUND for k in info.argnames])
+            e = [frame, idx, info, None, None, n, -1, caller, line, a, fp, info.state0]
+            push(e)
+            enter_slow(frame, e, info)
+            return attach(frame, e)
 
         def enter_slow(frame, e, info):
             """Entry of a frame that is not plain: a generator, an import, a watched func."""
@@ -657,6 +716,7 @@ class Recorder:
         hooks.local = local
         hooks.profile = profile
         hooks.leave = leave
+        hooks.made = made
         hooks.set_mode = set_mode
         hooks.mode = current
         hooks.ts = ts
@@ -696,6 +756,40 @@ class Recorder:
         frame.f_trace = chain
         frame.f_trace_lines = True
         st.wrapper = chain
+
+    def claim(self, info, frame):
+        """The pending number (``made``) of the generator whose first start runs `frame`: the
+        oldest one whose key is one of the frame's arguments (by identity), or that was made
+        without arguments; None when none fits (then it is numbered now).
+
+        The CALL event that numbers a generator at creation only shows its first argument
+        (``key``: a weak reference to it, the object itself when it takes none, or _NO_ARG), and
+        the generator object is not reachable from there; so two generators of one function made
+        with the same first argument object and started in the other order swap numbers."""
+        with self._lock:
+            pending = info.pending
+            if not pending:
+                return None
+            p = pending[0]
+            key = p[4]
+            if key is _NO_ARG or (type(key) is tuple and info.nargs and info.argkeys[0][0] != "*"
+                                  and frame.f_locals.get(info.arg0, _NO_ARG) is key[0]):
+                del pending[0]  # the common case: the oldest one, its first argument first
+                return p
+            loc = None
+            for i, p in enumerate(pending):
+                key = p[4]
+                if key is not _NO_ARG:
+                    obj = key() if type(key) is weakref.ref else key[0]
+                    if obj is None and type(key) is weakref.ref:
+                        continue
+                    if loc is None:
+                        loc = _arg_values(info, frame)
+                    if not any(v is obj for v in loc):
+                        continue
+                del pending[i]
+                return p
+            return None
 
     def unrecorded(self, idx):
         """A call that is not recorded (past max_calls, or after max_bytes was reached)."""
@@ -774,10 +868,12 @@ class Recorder:
         frame = e[E_FRAME]
         diverged = False
         exp = w.expects.get(n)
+        chain = self.made_chains.pop(e[E_IDX], None)  # a generator's creator's chain
         if exp is not None:
             exp.seen = True
             fp = _fp_text(e)  # only expected invocations need the fingerprint's text
-            chain = ["%s#%d" % (x[E_INFO].func, x[E_N]) for x in ts.stack[:-1]]
+            if chain is None:
+                chain = ["%s#%d" % (x[E_INFO].func, x[E_N]) for x in ts.stack[:-1]]
             if chain != exp.chain or fp != exp.args_fp:
                 diverged = True
                 if self.divergence is None:
@@ -1036,6 +1132,43 @@ def _raise_line(exc, frame, line):
             return tb.tb_lineno
         tb = tb.tb_next
     return line
+
+
+class _NoArg:
+    def __repr__(self):
+        return "<no argument>"
+
+
+_NO_ARG = _NoArg()  # the key of a generator made without arguments (Recorder.claim)
+
+
+def arg_key(arg0):
+    """How ``Recorder.claim`` recognises a generator's first argument: a weak reference when
+    the object takes one (the probe must not keep the program's objects alive), else a 1-tuple
+    holding it (ints, strings, tuples, lists: nothing the program can see die)."""
+    try:
+        return weakref.ref(arg0)
+    except TypeError:
+        return (arg0,)
+
+
+def _arg_values(info, frame):
+    """The argument values of a generator's frame at its first start, and the items of its
+    *args and the values of its **kwargs."""
+    loc = frame.f_locals
+    out = []
+    for k in info.argkeys:
+        name = k.lstrip("*")
+        if name not in loc:
+            continue
+        v = loc[name]
+        if k.startswith("**") and type(v) is dict:
+            out.extend(v.values())
+        elif k.startswith("*") and type(v) is tuple:
+            out.extend(v)
+        else:
+            out.append(v)
+    return out
 
 
 def _fp_text(e):

@@ -105,7 +105,7 @@ class Invocation:
             import zlib
             fp = "#%08x%08x" % (zlib.crc32(fp), zlib.adler32(fp))
         self.fp = fp
-        self.outcome = None   # ("ret", repr) or ("exc", type, message, line)
+        self.outcome = None   # ("ret", repr), ("exc", type, message, line) or ("not started",)
         self.events = []      # ("yield", repr, line) / ("resume",)
 
 
@@ -135,9 +135,16 @@ class Recording:
                 self.codes[r[1]] = (r[2], r[3], r[4], list(r[5]))
             elif tag == "thread":
                 self.threads[r[1]] = r[2]
+            elif tag == "made":
+                # numbered at creation (3.12+); its call record follows when it starts
+                inv = Invocation(self, list(r[1:6]) + [(), None])
+                inv.outcome = ("not started",)
+                self.invocations[r[1]] = inv
             elif tag in ("call", "callret", "callexc"):
                 inv = Invocation(self, r[1:])
                 first = self.invocations.get(r[1])
+                if first is not None and first.outcome == ("not started",):
+                    first = None  # its first start: the call record replaces the made one
                 if first is not None:
                     # written twice: open by a flush while another thread ended it (PROTOCOL.md)
                     if tag == "call" or first.outcome is not None:
