@@ -225,7 +225,7 @@ func TestReadMadeGenerators(t *testing.T) {
 	assert.False(t, tr.Partial)
 	var got []string
 	for _, f := range tr.Frames {
-		got = append(got, fmt.Sprintf("%s %s %d %d %v", f.FID, f.Status, f.Caller, f.CallLine, f.Args))
+		got = append(got, fmt.Sprintf("%s %s %d %d %v", f.FID(), f.Status, f.Caller, f.CallLine, f.Args))
 	}
 	assert.Equal(t, []string{"t:<module>#1 returned -1 0 []", "t:gen#1 not started 0 7 []", "t:gen#2 returned 0 8 [{n 3}]"}, got)
 }
