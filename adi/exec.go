@@ -16,10 +16,21 @@ type ExecResult struct {
 	Output string `json:"output"`
 	// Value is the repr of the statement's value when it is an expression.
 	Value *string `json:"value,omitempty"`
-	// Exception is set when the statement raised.
+	// Exception is set when the statement raised; its Line counts within the statement.
 	Exception *Exception `json:"exception,omitempty"`
+	// Traceback lists the frames of the exception from the statement's own line on.
+	Traceback []string `json:"traceback,omitempty"`
+	// Changed lists the names the statement bound or rebound (in the frame or its module), with
+	// the repr of their new values.
+	Changed []Assignment `json:"changed,omitempty"`
 	// Downstream is what happened after the statement when the program was let run on.
 	Downstream *Downstream `json:"downstream,omitempty"`
+}
+
+// Assignment is a name a statement bound, and the repr of its new value.
+type Assignment struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Downstream is the outcome of letting a program run on after exec --then-continue: how the frame
@@ -47,20 +58,32 @@ func (r *ExecResult) Text(o TextOptions) string {
 		dc := doc{unit: "output line", indent: "  ",
 			head: []string{fmt.Sprintf("Exec at %s, line %d, visit %d: %s", r.FID, r.Line, r.Visit, first)}}
 		out := strings.TrimSuffix(r.Output, "\n")
-		if out == "" {
+		switch {
+		case out == "" && len(r.Changed) > 0:
+		case out == "":
 			dc.head = append(dc.head, "Output: (none)")
-		} else {
+		default:
 			dc.head = append(dc.head, "Output:")
 			for i, l := range strings.Split(out, "\n") {
 				dc.total++
 				dc.add(chunk{lines: []string{"  " + l}, first: i + 1, last: i + 1})
 			}
 		}
+		if len(r.Changed) > 0 {
+			cs := make([]string, len(r.Changed))
+			for i, c := range r.Changed {
+				cs[i] = c.Name + " = " + d.val(c.Value)
+			}
+			dc.foot = append(dc.foot, "Changed: "+strings.Join(cs, ", "))
+		}
 		switch {
 		case r.Exception != nil:
-			dc.foot = []string{"Raised: " + d.val(r.Exception.String())}
+			dc.foot = append(dc.foot, "Raised: "+d.val(r.Exception.String()))
+			for _, l := range r.Traceback {
+				dc.foot = append(dc.foot, "  "+l)
+			}
 		case r.Value != nil:
-			dc.foot = []string{"Value: " + d.val(*r.Value)}
+			dc.foot = append(dc.foot, "Value: "+d.val(*r.Value))
 		}
 		if ds := r.Downstream; ds != nil {
 			dc.foot = append(dc.foot, ds.lines(d)...)

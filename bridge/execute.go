@@ -165,7 +165,7 @@ type execWhere struct {
 	Func string `json:"func"`
 }
 
-// stmtFile is the file name of the statement's own code in the probe (execute.STATEMENT).
+// stmtFile is the file name of the statement's own code in the probe (evaluate.FILENAME).
 const stmtFile = "<adi exec>"
 
 // readExecResult reads the exec.json the probe's evaluator left in run directory dir; where is set
@@ -179,12 +179,21 @@ func readExecResult(dir string) (out *adi.ExecResult, where *execWhere, err erro
 		Output    string         `json:"output"`
 		Value     *string        `json:"value"`
 		Exception *adi.Exception `json:"exception"`
+		Traceback []string       `json:"traceback"`
+		Changed   [][2]string    `json:"changed"`
 		Timeout   *execWhere     `json:"timeout"`
 	}
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, nil, fmt.Errorf("the probe's exec result is not valid JSON: %w", err)
 	}
-	return &adi.ExecResult{Output: res.Output, Value: res.Value, Exception: res.Exception}, res.Timeout, nil
+	out = &adi.ExecResult{Output: res.Output, Value: res.Value, Exception: res.Exception}
+	if len(res.Traceback) > 0 {
+		out.Traceback = res.Traceback
+	}
+	for _, c := range res.Changed {
+		out.Changed = append(out.Changed, adi.Assignment{Name: c[0], Value: c[1]})
+	}
+	return out, res.Timeout, nil
 }
 
 // stmtTimedOut is the error of an exec whose statement ran longer than limit in frame T[j] at

@@ -121,7 +121,7 @@ func TestEngineDemoInvestigation(t *testing.T) {
 	ex := do(t, s, "exec bulk_rate#3 -l 16 qty, BULK_QUANTITY, qty > BULK_QUANTITY")
 	assert.Equal(t, "Exec at orders:bulk_rate#3, line 16, visit 1: qty, BULK_QUANTITY, qty > BULK_QUANTITY\nOutput: (none)\nValue: (10, 10, False)\n", ex.Text)
 	pr := do(t, s, "exec line_total#3 print('subtotal is', subtotal)")
-	assert.Equal(t, "Exec at orders:line_total#3, line 25, visit 1: print('subtotal is', subtotal)\nOutput:\n  subtotal is 20.0\nValue: None\n", pr.Text)
+	assert.Equal(t, "Exec at orders:line_total#3, line 25, visit 1: print('subtotal is', subtotal)\nOutput:\n  subtotal is 20.0\n", pr.Text)
 	bad := do(t, s, "exec bulk_rate#3 qty / 0")
 	assert.Contains(t, bad.Text, "Raised: ZeroDivisionError: division by zero")
 
@@ -299,12 +299,12 @@ func TestEngineExecWithoutDebugpy(t *testing.T) {
 
 	// The default line is the frame's last: its FLT first, then the exec.
 	runs = runCount(t, s)
-	assert.Equal(t, "Exec at orders:line_total#3, line 25, visit 1: print('subtotal is', subtotal)\nOutput:\n  subtotal is 20.0\nValue: None\n",
+	assert.Equal(t, "Exec at orders:line_total#3, line 25, visit 1: print('subtotal is', subtotal)\nOutput:\n  subtotal is 20.0\n",
 		do(t, s, "exec line_total#3 print('subtotal is', subtotal)").Text)
 	assert.Equal(t, runs+2, runCount(t, s))
 	runs = runCount(t, s)
 	raised := do(t, s, "exec line_total#3 -l 24 print(subtotal)\nsubtotal / 0")
-	assert.Equal(t, "Exec at orders:line_total#3, line 24, visit 1: print(subtotal) …\nOutput:\n  20.0\nRaised: ZeroDivisionError: float division by zero\n",
+	assert.Equal(t, "Exec at orders:line_total#3, line 24, visit 1: print(subtotal) …\nOutput:\n  20.0\nRaised: ZeroDivisionError: float division by zero\n  statement line 2: subtotal / 0\n",
 		raised.Text)
 	assert.Equal(t, &adi.Exception{Type: "ZeroDivisionError", Message: "float division by zero", Line: 2},
 		raised.Result.(*adi.ExecResult).Exception, "the exception's line within the statement")

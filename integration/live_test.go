@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/cli"
 	"github.com/adi-bridge/adi/internal/faces"
@@ -273,9 +274,9 @@ func TestLiveInteract(t *testing.T) {
 	r = interactResult(t, ans)
 	assert.Equal(t, []live.Variable{{Name: "probe", Value: "42"}}, r.Changed)
 	require.NotNil(t, r.Exception)
-	assert.Equal(t, live.Exception{Type: "IndexError", Message: "list index out of range"}, *r.Exception)
-	assert.Equal(t, []string{"interact line 3: values[7]"}, r.Traceback)
-	assert.Contains(t, ans.Text, "Raised: IndexError: list index out of range\n  interact line 3: values[7]\nThe exception stayed inside interact: the program is still paused at states.py:9 in main; what ran before it (assignments) is kept.\n")
+	assert.Equal(t, adi.Exception{Type: "IndexError", Message: "list index out of range", Line: 3}, *r.Exception)
+	assert.Equal(t, []string{"statement line 3: values[7]"}, r.Traceback)
+	assert.Contains(t, ans.Text, "Raised: IndexError: list index out of range\n  statement line 3: values[7]\nThe exception stayed inside interact: the program is still paused at states.py:9 in main; what ran before it (assignments) is kept.\n")
 	assert.Equal(t, live.Runtime, ans.State)
 	assert.Equal(t, []string{"states.py:14 <module>", "states.py:9 main"}, frames(ans))
 	assert.Equal(t, "42", value(t, lv(t, s, interact("probe"))))
@@ -283,10 +284,11 @@ func TestLiveInteract(t *testing.T) {
 	// An error inside a function the code calls shows that function in the traceback.
 	r = interactResult(t, lv(t, s, interact("divide(1, 0)")))
 	assert.Equal(t, "ZeroDivisionError", r.Exception.Type)
-	assert.Equal(t, []string{"interact line 1: divide(1, 0)", filepath.Join(le.dir, "states.py") + ":2 in divide: return a / b"}, r.Traceback)
+	assert.Equal(t, []string{"statement line 1: divide(1, 0)", filepath.Join(le.dir, "states.py") + ":2 in divide: return a / b"}, r.Traceback)
 
 	r = interactResult(t, lv(t, s, interact("def broken(:")))
-	assert.Equal(t, &live.Exception{Type: "SyntaxError", Message: "invalid syntax (interact line 1)"}, r.Exception)
+	assert.Equal(t, &adi.Exception{Type: "SyntaxError", Message: "invalid syntax", Line: 1}, r.Exception)
+	assert.Equal(t, []string{"statement line 1: def broken(:"}, r.Traceback)
 
 	// Too long: interrupted at the watchdog's limit (2 s here); the program stays paused.
 	ans = lv(t, s, interact("print('spinning')\nwhile True: pass"))

@@ -23,9 +23,10 @@ type InteractResult struct {
 	Frame  Frame   `json:"frame"`
 	Output string  `json:"output"`
 	Value  *string `json:"value,omitempty"`
-	// Exception is set when the code raised; the program stays paused where it was.
-	Exception *Exception `json:"exception,omitempty"`
-	Traceback []string   `json:"traceback,omitempty"`
+	// Exception is set when the code raised (Line counts within the code); the program stays
+	// paused where it was. Traceback lists the frames from the code's own line on.
+	Exception *adi.Exception `json:"exception,omitempty"`
+	Traceback []string       `json:"traceback,omitempty"`
 	// TimedOut is set when the code ran past the watchdog's limit and was interrupted.
 	TimedOut bool `json:"timed_out,omitempty"`
 	// Changed lists the names the code bound or rebound, with the repr of their new values.
@@ -33,17 +34,15 @@ type InteractResult struct {
 	ElapsedMS float64    `json:"elapsed_ms"`
 }
 
-// helperAnswer is what adi_live.interact returns, base64-encoded.
+// helperAnswer is what adi_live.interact returns, base64-encoded: the answer of the probe's
+// evaluator (probe/python/adi_probe/evaluate.py), the one exec uses too.
 type helperAnswer struct {
-	Output    string  `json:"output"`
-	Value     *string `json:"value"`
-	Exception *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"exception"`
-	Traceback []string    `json:"traceback"`
-	TimedOut  bool        `json:"timed_out"`
-	Changed   [][2]string `json:"changed"`
+	Output    string         `json:"output"`
+	Value     *string        `json:"value"`
+	Exception *adi.Exception `json:"exception"`
+	Traceback []string       `json:"traceback"`
+	TimedOut  bool           `json:"timed_out"`
+	Changed   [][2]string    `json:"changed"`
 }
 
 // interact runs code in a frame of the paused program (one DAP evaluate of the launcher's
@@ -86,10 +85,7 @@ func (s *Session) interact(ctx context.Context, code string, index int) (result,
 	if err != nil {
 		return result{}, err
 	}
-	res := InteractResult{Frame: f, Output: h.Output, Value: h.Value, Traceback: h.Traceback, TimedOut: h.TimedOut, ElapsedMS: elapsed}
-	if h.Exception != nil {
-		res.Exception = &Exception{Type: h.Exception.Type, Message: h.Exception.Message}
-	}
+	res := InteractResult{Frame: f, Output: h.Output, Value: h.Value, Exception: h.Exception, Traceback: h.Traceback, TimedOut: h.TimedOut, ElapsedMS: elapsed}
 	for _, c := range h.Changed {
 		res.Changed = append(res.Changed, Variable{Name: c[0], Value: c[1]})
 	}

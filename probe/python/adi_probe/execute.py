@@ -13,42 +13,29 @@
   where the thread running the statement was (its innermost frame outside the probe; the
   statement itself is the file ``<adi exec>``).
 
-The statement runs in that frame, with its globals and its locals: an assignment changes the
-frame (so ``exec --then-continue`` can test a fix hypothesis in this re-run; the recorded
-session is not affected). Locals are written back through ``PyFrame_LocalsToFast`` before
-3.13 and through the write-through ``f_locals`` proxy from 3.13 on. What the statement prints
-(stdout and stderr) is captured; an expression's value is reported as a bounded repr. The
-result goes to ``exec.json`` in the run's output directory: ``{"output": str, "value": str or
-null, "exception": {"type", "message", "line"} or null}`` (``line`` counts within the
-statement). Calls the statement makes are not recorded: it runs inside the debugger's trace
-function, or the probe's own event handler, where the interpreter reports no events.
-
-A statement with a nested scope (a comprehension, generator expression, lambda or ``def``)
-runs with one namespace, the frame's globals updated with its locals, as pdb and debugpy do:
-run with separate globals and locals, a nested scope would not see the frame's locals
-(``[qty * i for i in range(3)]`` would raise NameError). The names the statement binds or
-rebinds are then written to the frame's locals, those it deletes are deleted there.
+The statement runs in that frame by the rules of the one evaluator, evaluate.py, which live
+interact uses too: REPL-like parsing (a final expression's value, None not shown), the frame's
+namespace with write-back (module globals by the debugger console's rule), bounded value and
+output, an exception with its line and traceback, the names it changed. The result goes to
+``exec.json`` in the run's output directory: ``{"output": str, "value": str or null,
+"exception": {"type", "message", "line"} or null, "traceback": [str], "changed": [[name,
+repr]]}``.
 """
 
 import _thread
-import io
 import os
 import sys
 import threading
 import time
-import traceback
-import types
 
-from . import debugger
+from . import debugger, evaluate
 from . import stepper as stepper_mod
 from .output import write_json
 from .recorder import E_FRAME, E_INFO, E_N, E_STEP
-from .stepper import exc_message, exc_type_name
 from .usercode import PROBE_DIR, RUN_SCRIPT
 
 RESULT_FILE = "exec.json"
 STARTED_FILE = "exec.started"
-STATEMENT = "<adi exec>"  # the file name the statement's code runs as
 
 
 def run(stmt):
@@ -57,7 +44,7 @@ def run(stmt):
     if active is None:
         raise RuntimeError("adi: the probe is not recording this process")
     frame = debugger.stopped_frame() or sys._getframe(1)
-    result = _execute(stmt, frame, active.values)
+    result = _execute(stmt, frame)
     write_json(os.path.join(active.cfg.out, RESULT_FILE), result)
     return "ok"
 
@@ -119,7 +106,7 @@ def _stop_here(run, stop, frame):
             pass
         if stop.timeout > 0:
             _thread.start_new_thread(_watch, (run, stop, gate, threading.get_ident()))
-        result = _execute(stop.exec, frame, run.values)
+        result = _execute(stop.exec, frame)
         if not gate.acquire(False):
             while True:  # the watchdog is ending the run; this thread makes no more calls
                 time.sleep(1.0)
@@ -136,7 +123,7 @@ def _watch(run, stop, gate, ident):
     if not gate.acquire(False):
         return  # the statement finished; its thread is ending the run
     try:
-        result = {"output": "", "value": None, "exception": None,
+        result = {"output": "", "value": None, "exception": None, "traceback": [], "changed": [],
                   "timeout": dict(_where(ident), seconds=stop.timeout)}
         write_json(os.path.join(run.cfg.out, RESULT_FILE), result)
         _flush()
@@ -167,72 +154,8 @@ def _where(ident):
     return {"file": "", "line": 0, "func": ""}
 
 
-def _execute(stmt, frame, values):
-    """Run `stmt` with the frame's globals and locals; never raises."""
-    scope = frame.f_locals  # the frame's locals dict (a write-through proxy on 3.13+)
-    buf = io.StringIO()
-    saved = sys.stdout, sys.stderr
-    value = exception = None
-    sys.stdout = sys.stderr = buf
-    try:
-        try:
-            code = compile(stmt, STATEMENT, "eval")
-        except SyntaxError:
-            code = compile(stmt, STATEMENT, "exec")
-            _run(exec, code, frame.f_globals, scope)
-        else:
-            value = values.render_repr(_run(eval, code, frame.f_globals, scope))
-    except BaseException as exc:  # the statement's own error (also SystemExit): report it
-        exception = {"type": exc_type_name(type(exc)), "message": exc_message(exc, values.limit),
-                     "line": _line_in_statement(exc)}
-    finally:
-        sys.stdout, sys.stderr = saved
-        _write_back(frame)
-    return {"output": buf.getvalue(), "value": value, "exception": exception}
-
-
-def _run(how, code, globs, scope):
-    """``how(code, globs, scope)`` (eval or exec); a code with a nested scope runs with one
-    namespace merged from both, and what it binds goes back to `scope` (see the module
-    docstring)."""
-    if scope is globs or not any(type(c) is types.CodeType for c in code.co_consts):
-        return how(code, globs, scope)
-    ns = dict(globs)
-    ns.update(scope)
-    before = dict(ns)
-    try:
-        return how(code, ns)
-    finally:
-        for name, v in ns.items():
-            if before.get(name, _UNBOUND) is not v:
-                scope[name] = v
-        for name in before:
-            if name not in ns and name in scope:
-                try:
-                    del scope[name]
-                except Exception:
-                    pass
-
-
-_UNBOUND = object()
-
-
-def _write_back(frame):
-    """Copy the frame's locals dict back into its fast locals (not needed from 3.13 on)."""
-    if sys.version_info >= (3, 13):
-        return
-    try:
-        import ctypes
-        ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
-    except Exception:  # no ctypes: the debugger's trace trampoline syncs the dict back itself
-        pass
-
-
-def _line_in_statement(exc):
-    """The line of the statement where `exc` was raised (0 when not inside it)."""
-    if isinstance(exc, SyntaxError) and exc.filename == STATEMENT:
-        return exc.lineno or 0
-    for entry in reversed(traceback.extract_tb(exc.__traceback__)):
-        if entry.filename == STATEMENT:
-            return entry.lineno
-    return 0
+def _execute(stmt, frame):
+    """Run `stmt` in `frame` with the one evaluator (evaluate.py); exec.json's fields."""
+    result = evaluate.evaluate(stmt, frame)
+    del result["timed_out"]  # exec's time limit is the watchdog's (or the bridge's under debugpy)
+    return result

@@ -76,12 +76,14 @@ class Execute(unittest.TestCase):
 
     def test_expression(self):
         rec = self.execute("n * 10")
-        self.assertEqual(rec.exec_result, {"output": "", "value": "10", "exception": None})
+        self.assertEqual(rec.exec_result, {"output": "", "value": "10", "exception": None,
+                                           "traceback": [], "changed": []})
 
     def test_assignment_changes_the_frame(self):
         # stopped before `n -= 1` with n == 1: n = 3 makes the loop run two more times
         rec = self.execute("n = 3\nprint('n is', n)")
-        self.assertEqual(rec.exec_result, {"output": "n is 3\n", "value": None, "exception": None})
+        self.assertEqual(rec.exec_result, {"output": "n is 3\n", "value": None, "exception": None,
+                                           "traceback": [], "changed": [["n", "3"]]})
         self.assertEqual(rec.get("loops:countdown#1").outcome, ("ret", "0"))
         self.assertEqual(rec.lines("loops:countdown#1"), [28, 29, 28, 29, 28, 29, 28, 29, 28, 30])
         self.assertEqual(rec.fids().count("loops:countdown#1"), 1)
@@ -94,7 +96,8 @@ class Execute(unittest.TestCase):
     def test_exception(self):
         rec = self.execute("x = 1\nundefined_thing")
         self.assertEqual(rec.exec_result, {"output": "", "value": None, "exception": {
-            "type": "NameError", "message": "name 'undefined_thing' is not defined", "line": 2}})
+            "type": "NameError", "message": "name 'undefined_thing' is not defined", "line": 2},
+            "traceback": ["statement line 2: undefined_thing"], "changed": [["x", "1"]]})
 
 
 class Editor(unittest.TestCase):

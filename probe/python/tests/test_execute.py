@@ -32,7 +32,7 @@ class ExecStop(unittest.TestCase):
     def test_expression_at_the_visit(self):
         # countdown(2): line 9 runs with n == 2, then n == 1
         def check(rec):
-            self.assert_stopped(rec, {"output": "", "value": "10", "exception": None})
+            self.assert_stopped(rec, {"output": "", "value": "10", "exception": None, "traceback": [], "changed": []})
             self.assertEqual(rec.end("exec_stop:countdown#1")[0], "unfinished")
             self.assertEqual(rec.lines("exec_stop:countdown#1"), [8, 9, 8, 9])
             self.assertNotIn("exec_stop:gen#1", rec.fids())
@@ -41,12 +41,13 @@ class ExecStop(unittest.TestCase):
     def test_output_and_exception_line(self):
         def check(rec):
             self.assert_stopped(rec, {"output": "n is 2\n", "value": None, "exception": {
-                "type": "NameError", "message": "name 'undefined_thing' is not defined", "line": 2}})
+                "type": "NameError", "message": "name 'undefined_thing' is not defined", "line": 2},
+                "traceback": ["statement line 2: undefined_thing"], "changed": []})
         self.each_engine("countdown", 9, 1, "print('n is', n)\nundefined_thing", check)
 
     def test_calls_are_not_recorded(self):
         def check(rec):
-            self.assert_stopped(rec, {"output": "", "value": "4", "exception": None})
+            self.assert_stopped(rec, {"output": "", "value": "4", "exception": None, "traceback": [], "changed": []})
             self.assertNotIn("exec_stop:helper#1", rec.fids())
         self.each_engine("countdown", 8, 1, "helper(3) + (n - 2)", check)
 
@@ -60,11 +61,13 @@ class ExecStop(unittest.TestCase):
     def test_generator_steps_count_resumptions(self):
         # gen's line 3 starts a step when reached (visits 1, 3, 5) and when resumed (2, 4)
         def check(rec):
-            self.assert_stopped(rec, {"output": "", "value": "(1, 5, 5)", "exception": None})
+            self.assert_stopped(rec, {"output": "", "value": "(1, 5, 5)", "exception": None, "traceback": [],
+                                      "changed": []})
         self.each_engine("gen", 3, 3, "i, got, total", check)
 
         def resumed(rec):
-            self.assert_stopped(rec, {"output": "", "value": "(0, False)", "exception": None})
+            self.assert_stopped(rec, {"output": "", "value": "(0, False)", "exception": None, "traceback": [],
+                                      "changed": []})
         self.each_engine("gen", 3, 2, "i, 'got' in dir()", resumed)
 
     def test_not_reached_runs_to_the_end(self):
@@ -103,10 +106,12 @@ class NestedScopes(unittest.TestCase):
     def test_comprehension_sees_locals(self):
         rec = exec_at("countdown", 9, 1, "[n * i for i in range(3)], sum(n for _ in 'ab'), (lambda: n)()",
                       "trace")
-        self.assertEqual(rec.exec_result, {"output": "", "value": "([0, 2, 4], 4, 2)", "exception": None})
+        self.assertEqual(rec.exec_result, {"output": "", "value": "([0, 2, 4], 4, 2)", "exception": None,
+                                           "traceback": [], "changed": []})
 
     def test_assignment_with_comprehension_reaches_the_frame(self):
         rec = record(script("exec_stop.py"), stops=[
             {"id": 0, "func": "exec_stop:countdown", "index": 1, "line": 9, "visit": 1,
              "exec": "xs = [n + i for i in range(2)]\nprint(xs, [x for x in xs if x > n])"}])
-        self.assertEqual(rec.exec_result, {"output": "[2, 3] [3]\n", "value": None, "exception": None})
+        self.assertEqual(rec.exec_result, {"output": "[2, 3] [3]\n", "value": None, "exception": None,
+                                           "traceback": [], "changed": [["xs", "[2, 3]"]]})
