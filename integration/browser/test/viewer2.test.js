@@ -204,7 +204,7 @@ describe('viewer 2', () => {
     await waitText(page, '#tree .tree-status', '1 call match “bump”');
     await page.locator('#tree .matches .open').click();
     await title(page, 'v2:Counter.bump#1');
-    await waitText(page, `#flt li.line[data-line="${lineOf('self.count = self.count + 1')}"] .change-text`, 'self.count = 0 → 1');
+    await waitText(page, `#flt li.line[data-line="${lineOf('self.count = self.count + 1')}"] .change-text`, 'self.count = 1 (was 0)');
     await page.locator('#flt button.caller').click();
     await title(page, 'v2:main#1');
     await waitText(page, `#flt li.line[data-line="${lineOf('rows.append(16)')}"] .change-text`, 'rows: appended 16');
@@ -220,11 +220,11 @@ describe('viewer 2', () => {
     assert.equal(await slider.getAttribute('max'), '30');
     assert.equal(await line(page, header).locator('select').count(), 0);
     await slider.fill('9');
-    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 36 → 45');
+    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 45 (was 36)');
     assert.equal(await line(page, header).locator('.iter-value').textContent(), '10');
     const chart = line(page, header).locator('svg.loop-chart[data-name="total"]');
     await chart.click({position: {x: 2 + (19 / 30) * 236, y: 18}});
-    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 171 → 190');
+    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 190 (was 171)');
     assert.equal(await line(page, header).locator('input.iter-slider').inputValue(), '19');
     await shot(page, '55-loop-slider-chart');
   });

@@ -1,6 +1,7 @@
 // The FLT pane: the frame under inspection with its arguments and outcome, and its function's
 // source with the executed lines marked. Under each line that ran: the state changes it made
-// (ΔS: new, modified with old → new, deleted, appended, a new equal object), what its test
+// (ΔS: new, modified `x = 1 (was 0)`, deleted, appended, a new equal object; values open as
+// trees, see dom.js's value), what its test
 // decided (an if, elif, while, case or assert line: True, taken; False, not taken), the calls it made (open one: step into it), the
 // exception it raised or the value it yielded. A loop's header line carries the iteration
 // picker: lines inside the loop show the values of the iteration picked. The caller link steps
@@ -10,6 +11,7 @@ import {app} from './app.js';
 import {$, exceptionText, fidCode, h, plural, shortFID, value} from './dom.js';
 import {functionRange} from './source.js';
 import {segment, view, visits} from './loops.js';
+import {diff} from './pyrepr.js';
 import {guard, move, stepInto} from './nav.js';
 
 const pane = () => $('#flt');
@@ -48,6 +50,7 @@ async function show(flt) {
   const whole = /:<module>#\d+$/.test(f.fid);
   const range = functionRange(lines, f.line, whole, flt.steps.map((s) => s.line));
   model = {flt, lines, range, visit: visits(flt.steps), nodes: segment(flt.steps)};
+  model.visitOf = (j) => model.visit[j];
   const hadFocus = pane().contains(document.activeElement);
   $('.flt-empty', pane()).hidden = true;
   head(flt);
@@ -78,7 +81,7 @@ function head(flt) {
       onclick: guard(() => move('step_out'), () => [$('#inspect .nav-error'), $('#app > .quick-nav .quick-error')])}, '↑ ', shortFID(f.caller)), ` at line ${f.call_line}`]
     : ['entry frame (no caller)'];
   $('.flt-where', pane()).replaceChildren(...where, h('span', {class: 'file'}, ` · ${f.file}:${f.line} · T[${f.frame}]`));
-  const args = f.args.length ? f.args.flatMap((a) => [h('dt', {}, a.name), h('dd', {}, value(a.value))])
+  const args = f.args.length ? f.args.flatMap((a) => [h('dt', {}, a.name), h('dd', {}, value(a.value, 'val', {name: `${a.name} =`, full: fullAt(0, a.name)}))])
     : [h('dt', {}, 'arguments'), h('dd', {}, 'none')];
   $('.flt-args', pane()).replaceChildren(...args);
   $('.outcome', pane()).replaceChildren(outcome(f));
@@ -139,27 +142,74 @@ function stepInfo(i, several) {
     out.push(h('span', {class: `branch ${s.test ? 'taken' : 'not-taken'}`, title: 'what the line\'s test decided'},
       s.test ? '→ True: taken' : '→ False: not taken'));
   }
-  if (s.changes?.length) out.push(h('ul', {class: 'changes', 'aria-label': 'state changes'}, s.changes.map(change)));
+  if (s.changes?.length) out.push(h('ul', {class: 'changes', 'aria-label': 'state changes'}, s.changes.map((c) => change(c, i))));
   for (const c of s.calls ?? []) out.push(callee(c));
   if (s.raise) out.push(h('span', {class: 'exc'}, 'raised ', h('code', {}, exceptionText(s.raise))));
   if (s.yield != null) out.push(h('span', {class: 'yield'}, 'yielded ', value(s.yield)));
   return out;
 }
 
-/** change renders one element of ΔS, named by what changed (the variable and the path inside it,
- * `p.count`, `rows[2]`); .change-text holds exactly the recorded text. */
-function change(c) {
+/**
+ * change renders one element of ΔS, named by what changed (the variable and the path inside it,
+ * `p.count`, `rows[2]`), in the FLT text's words (`self.count = 1 (was 0)`); .change-text holds
+ * exactly that text. A long value that changed inside (a dict, list, object) is shown once, with
+ * what was added, removed and changed instead of the whole old value. A value the recording cut
+ * offers to record it in full (adi.execute prints its repr where the statement left it).
+ */
+function change(c, i) {
   const kind = {new: 'new', mod: 'modified', del: 'deleted', app: 'appended', same: 'new object'}[c.kind] ?? c.kind;
   const target = c.name + (c.path ?? '');
+  const d = c.kind === 'mod' && c.old != null && c.new != null && c.new.length + c.old.length > LONG_CHANGE ? diff(c.old, c.new) : null;
   let text;
-  if (c.kind === 'mod') text = `${target} = ${c.old} → ${c.new}`;
-  else if (c.kind === 'del') text = target;
-  else if (c.kind === 'app') text = `${target}: appended ${c.new}`;
+  let shown = c.new ?? '';
+  if (c.kind === 'mod') text = d ? `${target} = ${c.new}` : `${target} = ${c.new} (was ${c.old})`;
+  else if (c.kind === 'del') {
+    text = target;
+    shown = target;
+  } else if (c.kind === 'app') text = `${target}: appended ${c.new}`;
   else if (c.kind === 'same') text = `${target} = ${c.new} (a new object, equal to the old)`;
   else text = `${target} = ${c.new}`;
+  const expr = c.name.replace(/^global /, '') + (c.kind === 'app' ? '' : c.path ?? '');
+  const full = c.kind === 'del' ? null : fullAt(i + 1, expr);
   return h('li', {class: `change ${c.kind}`},
-    h('span', {class: 'kind'}, kind), ' ', value(text, 'change-text'),
-    c.kind === 'del' && c.old ? h('span', {class: 'was'}, ' was ', value(c.old)) : null);
+    h('span', {class: 'kind'}, kind), ' ',
+    c.kind === 'del' ? value(text, 'change-text') : value(shown, 'change-text', {text, name: `${target} =`, full}),
+    c.kind === 'del' && c.old ? h('span', {class: 'was'}, ' was ', value(c.old)) : null,
+    d ? diffList(d) : null);
+}
+
+/** LONG_CHANGE is the length of old and new values from which a change shows a diff. */
+const LONG_CHANGE = 60;
+
+/** diffList shows what a change added, removed and changed inside a value. */
+function diffList(d) {
+  const items = [
+    ...d.added.map((x) => h('li', {class: 'added'}, h('span', {class: 'sign', 'aria-label': 'added'}, '+ '), h('code', {}, x.path ? `${x.path}: ${x.value}` : x.value))),
+    ...d.removed.map((x) => h('li', {class: 'removed'}, h('span', {class: 'sign', 'aria-label': 'removed'}, '− '), h('code', {}, x.path ? `${x.path}: ${x.value}` : x.value))),
+    ...d.changed.map((x) => h('li', {class: 'changed'}, h('span', {class: 'sign', 'aria-label': 'changed'}, '~ '), h('code', {}, `${x.path}: ${x.value} (was ${x.old})`))),
+  ];
+  const n = d.added.length + d.removed.length + d.changed.length;
+  return h('div', {class: 'value-diff'},
+    h('span', {class: 'diff-head'}, n ? `what changed (${n}):` : 'nothing changed in what was recorded', d.partial ? ' (the recording cut the values: the rest is not compared)' : ''),
+    n ? h('ul', {}, items) : null);
+}
+
+/**
+ * fullAt returns a function that records the whole repr of expr as the frame had it before step
+ * j (the step after the change): adi.execute re-runs the program to that step and prints it.
+ * null when there is no such step or expr is not a name and path (a path cut in the middle).
+ */
+function fullAt(j, expr) {
+  const s = model.flt.steps[j];
+  if (!s || expr.includes('…') || !/^[A-Za-z_]/.test(expr)) return null;
+  const fid = model.flt.frame.fid;
+  const visit = model.visitOf(j);
+  return async () => {
+    const ans = await app.call('adi.execute', {frame: fid, stmt: `print(repr(${expr}))`, line: s.line, visit});
+    const r = ans.result;
+    if (r.exception) throw new Error(exceptionText(r.exception));
+    return (r.output ?? '').replace(/\n$/, '');
+  };
 }
 
 /** callee renders a call a line made: a button that steps into it, with its outcome. */
