@@ -12,7 +12,7 @@ import {$, exceptionText, fidCode, h, plural, shortFID, value} from './dom.js';
 import {functionRange} from './source.js';
 import {segment, view, visits} from './loops.js';
 import {diff} from './pyrepr.js';
-import {guard, move, stepInto} from './nav.js';
+import {PAGE, guard, move, stepInto} from './nav.js';
 
 const pane = () => $('#flt');
 const sources = new Map();
@@ -37,7 +37,11 @@ function clear() {
   $('.flt-empty', pane()).hidden = false;
 }
 
-/** show renders an FLT; the iterations picked stay when it is the same frame again. */
+/**
+ * show renders an FLT; the iterations picked stay when it is the same frame again. An FLT longer
+ * than a page (flt.page.steps > PAGE) is shown from the steps of the iterations picked, which
+ * adi.flt answers with the loops they lie in and each line's count (paged).
+ */
 async function show(flt) {
   const f = flt.frame;
   if (shownFor !== f.frame) {
@@ -45,18 +49,46 @@ async function show(flt) {
     selected = null;
     shownFor = f.frame;
   }
-  const lines = await source(f.file, flt.steps);
+  const long = flt.page && flt.page.steps > flt.steps.length;
+  const shownFLT = long ? await pageOf(f.fid) : flt;
+  const lines = await source(f.file, shownFLT.steps);
   if (app.flt !== flt) return; // another FLT arrived meanwhile
   const whole = /:<module>#\d+$/.test(f.fid);
-  const range = functionRange(lines, f.line, whole, flt.steps.map((s) => s.line));
-  model = {flt, lines, range, visit: visits(flt.steps), nodes: segment(flt.steps)};
-  model.visitOf = (j) => model.visit[j];
+  const ran = long ? Object.keys(flt.page.hits).map(Number) : flt.steps.map((s) => s.line);
+  const range = functionRange(lines, f.line, whole, ran);
+  model = {flt: shownFLT, lines, range};
+  setSteps(shownFLT);
   const hadFocus = pane().contains(document.activeElement);
   $('.flt-empty', pane()).hidden = true;
   head(flt);
   body();
   // The control that had the focus is gone (a callee or the caller was opened): the pane takes it.
   if (hadFocus && !pane().contains(document.activeElement)) pane().focus({preventScroll: true});
+}
+
+/** pageOf reads the steps of a long FLT shown for the iterations picked (adi.flt with steps). */
+async function pageOf(fid) {
+  const ans = await app.call('adi.flt', {frame: fid, steps: {iterations: Object.fromEntries(selection), limit: PAGE}});
+  return ans.result;
+}
+
+/** setSteps derives what the pane needs of the steps it holds: all of τ, or a page of it. */
+function setSteps(flt) {
+  model.flt = flt;
+  const p = flt.page;
+  model.paged = Boolean(p && p.steps > flt.steps.length) || Boolean(p?.loops && p.total < p.steps);
+  if (model.paged) {
+    model.pageLoops = new Map(p.loops.map((l) => [l.header, {header: l.header, selected: l.selected, exit: l.exit || null,
+      iterations: Array.from({length: l.last - l.first + 1}, (_, k) => l.first + k)}]));
+    model.hits = new Map(Object.entries(p.hits).map(([line, n]) => [Number(line), n]));
+    model.visitOf = (j) => p.visit[j];
+    model.follows = (j) => (j === 0 ? p.index[0] === 0 : p.index[j] === p.index[j - 1] + 1);
+  } else {
+    model.visit = visits(flt.steps);
+    model.nodes = segment(flt.steps);
+    model.visitOf = (j) => model.visit[j];
+    model.follows = () => true;
+  }
 }
 
 /** source reads a file's lines once per session (trace.source); the steps stand in without it. */
@@ -89,6 +121,7 @@ function head(flt) {
   if (flt.dropped) notes.push(`${plural(flt.dropped, 'step')} not recorded (the step limit was reached).`);
   if (flt.recording?.partial) notes.push('The recording is partial: the run had not finished when it was read (it is live, or was cut off).');
   if (flt.recording?.limit) notes.push(`Recording stopped at the ${flt.recording.limit} limit: later calls are missing.`);
+  if (model.paged) notes.push(`${plural(flt.page.steps, 'step')}: the page holds those of the loop iterations picked (no charts).`);
   $('.flt-notes', pane()).textContent = notes.join(' ');
 }
 
@@ -104,13 +137,16 @@ function outcome(f) {
 function body() {
   const {flt, lines, range, nodes} = model;
   const focusKey = document.activeElement?.dataset?.focus;
-  const {shown, loops} = view(flt.steps, nodes, selection);
+  const {shown, loops} = model.paged ? {shown: flt.steps.map((_, i) => i), loops: model.pageLoops} : view(flt.steps, nodes, selection);
   model.shown = shown;
   model.loops = loops;
   const byLine = new Map();
   for (const i of shown) byLine.set(flt.steps[i].line, [...(byLine.get(flt.steps[i].line) ?? []), i]);
-  const hits = new Map();
-  for (const s of flt.steps) hits.set(s.line, (hits.get(s.line) ?? 0) + 1);
+  let hits = model.hits;
+  if (!model.paged) {
+    hits = new Map();
+    for (const s of flt.steps) hits.set(s.line, (hits.get(s.line) ?? 0) + 1);
+  }
   const rows = [];
   for (let n = range[0]; n <= range[1]; n++) rows.push(row(n, lines[n - 1] ?? '', hits.get(n) ?? 0, byLine.get(n) ?? [], loops.get(n)));
   $('.source', pane()).replaceChildren(...rows);
@@ -136,7 +172,7 @@ function row(n, text, hits, steps, loop) {
 function stepInfo(i, several) {
   const s = model.flt.steps[i];
   const out = [];
-  if (several) out.push(h('span', {class: 'visit'}, `visit ${model.visit[i]}`));
+  if (several) out.push(h('span', {class: 'visit'}, `visit ${model.visitOf(i)}`));
   if (s.resume) out.push(h('span', {class: 'tag'}, 'resumed'));
   if (s.test != null) {
     out.push(h('span', {class: `branch ${s.test ? 'taken' : 'not-taken'}`, title: 'what the line\'s test decided'},
@@ -201,7 +237,7 @@ function diffList(d) {
  */
 function fullAt(j, expr) {
   const s = model.flt.steps[j];
-  if (!s || expr.includes('…') || !/^[A-Za-z_]/.test(expr)) return null;
+  if (!s || !model.follows(j) || expr.includes('…') || !/^[A-Za-z_]/.test(expr)) return null;
   const fid = model.flt.frame.fid;
   const visit = model.visitOf(j);
   return async () => {
@@ -279,6 +315,7 @@ export function series(steps, header) {
  */
 function charts(loop) {
   const {header, iterations, selected: cur} = loop;
+  if (model.paged) return null; // a page holds one iteration of each loop: nothing to chart
   const all = [...series(model.flt.steps, header)].filter(([, m]) => new Set(m.values()).size > 1).slice(0, CHARTS);
   if (!all.length || iterations.length < 2) return null;
   const W = 240;
@@ -323,6 +360,16 @@ function charts(loop) {
 
 function pickIteration(header, n) {
   selection.set(header, n);
+  if (model.paged) {
+    const flt = app.flt;
+    pageOf(flt.frame.fid).then((page) => {
+      if (app.flt !== flt || selection.get(header) !== n) return; // another frame or pick since
+      setSteps(page);
+      body();
+      if (selected != null) announceLine();
+    }).catch((err) => app.report(err));
+    return;
+  }
   body();
   if (selected != null) announceLine();
 }
@@ -364,7 +411,7 @@ function selectLine(n) {
 /** announceLine tells the execute box the selected line and the visit shown for it. */
 function announceLine() {
   const i = model.shown.find((j) => model.flt.steps[j].line === selected);
-  app.emit('line', {line: selected, visit: i == null ? 1 : model.visit[i]});
+  app.emit('line', {line: selected, visit: i == null ? 1 : model.visitOf(i)});
 }
 
 /** moveLine selects the next (1) or previous (-1) line that ran in what is shown (j and k). */
