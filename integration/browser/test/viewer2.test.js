@@ -270,6 +270,15 @@ describe('viewer 2', () => {
     const grown = await page.evaluate(() => document.documentElement.scrollHeight - innerHeight);
     assert.ok(grown <= 0, `the page is ${grown} px taller than the window`);
     await shot(page, '58-broken-breakpoint');
+    // adi.state keeps the condition's error: the mark survives a reload of the page.
+    const listed = (await api('adi.state', {session: 'v2'})).result.breakpoints;
+    assert.match(listed[0].condition_error, /^NameError: name 'missing_name' is not defined/);
+    assert.equal(listed[0].matches, undefined);
+    await page.reload();
+    await ready(page);
+    await bp.waitFor();
+    assert.match(await bp.locator('.cond-error').textContent(), /^⚠ never stops: its condition failed: NameError/);
+    await shot(page, '59-broken-breakpoint-reloaded');
     await bp.locator('button', {hasText: 'Clear'}).click();
     await page.locator('#inspect .no-breakpoints').waitFor({state: 'visible'});
   });
