@@ -90,10 +90,33 @@ func (b Breakpoint) String() string {
 }
 
 // BreakpointView is a breakpoint as reported to agents and programs, with when its condition is
-// evaluated.
+// evaluated and, in state and list answers, what evaluating it on T found when it raised.
 type BreakpointView struct {
 	Breakpoint
 	At CondAt `json:"at"`
+	// ConditionError is the first error the condition raised on T (State.Conditions), and
+	// Matches the calls where it held all the same (0: none, the breakpoint never stops).
+	ConditionError string `json:"condition_error,omitempty"`
+	Matches        int    `json:"matches,omitempty"`
+}
+
+// ConditionStatus is what evaluating a breakpoint's condition on T found when it raised: the
+// first error and the number of calls where it held.
+type ConditionStatus struct {
+	Error   string
+	Matches int
+}
+
+// conditionViews returns B as state and list report it: each breakpoint whose condition raised
+// with its error (State.Conditions).
+func (s *State) conditionViews() []BreakpointView {
+	out := viewBreakpoints(s.Breakpoints)
+	for i := range out {
+		if c, ok := s.Conditions[out[i].Breakpoint]; ok && c.Error != "" {
+			out[i].ConditionError, out[i].Matches = c.Error, c.Matches
+		}
+	}
+	return out
 }
 
 func viewBreakpoint(b Breakpoint) BreakpointView { return BreakpointView{Breakpoint: b, At: b.At()} }

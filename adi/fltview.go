@@ -7,6 +7,9 @@ type FLTView struct {
 	Steps     []StepView   `json:"steps"`
 	Dropped   int          `json:"dropped,omitempty"` // steps not recorded (step limit)
 	Recording Coverage     `json:"recording"`
+	// Page is set when the answer carries part of τ (StepsQuery): which part, and what a
+	// program needs to page through the rest.
+	Page *StepsPage `json:"page,omitempty"`
 }
 
 // StepView is one step of τ with its callees resolved.

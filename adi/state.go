@@ -14,6 +14,10 @@ type State struct {
 	Breakpoints []Breakpoint `json:"breakpoints"`
 	Trace       *Trace       `json:"-"`
 	Cur         int          `json:"current"`
+	// Conditions are what evaluating the breakpoints' conditions on T found, for those that
+	// raised (the bridge evaluates them): state and list report them with the breakpoints, so
+	// that a program shown them again (the viewer, reloaded) still sees which never stop.
+	Conditions map[Breakpoint]ConditionStatus `json:"-"`
 }
 
 // NewState returns the initial state for a recording: B = ∅, i = 0.
@@ -148,7 +152,7 @@ type BreakpointList struct {
 
 // ListBreakpoints returns B in the order the breakpoints were set.
 func (s *State) ListBreakpoints() *BreakpointList {
-	return &BreakpointList{Breakpoints: viewBreakpoints(s.Breakpoints)}
+	return &BreakpointList{Breakpoints: s.conditionViews()}
 }
 
 // Text renders one breakpoint a line.
@@ -163,6 +167,13 @@ func breakpointLines(bs []BreakpointView) []string {
 	lines := []string{fmt.Sprintf("Breakpoints (%d):", len(bs))}
 	for i, b := range bs {
 		lines = append(lines, fmt.Sprintf("  %d. %s", i+1, b.describe()))
+		if b.ConditionError != "" {
+			what := fmt.Sprintf("it held on %d call(s)", b.Matches)
+			if b.Matches == 0 {
+				what = "it never stops"
+			}
+			lines = append(lines, fmt.Sprintf("     its condition failed: %s; %s", b.ConditionError, what))
+		}
 	}
 	return lines
 }
@@ -178,7 +189,7 @@ type StateSummary struct {
 
 // Summary returns Σ in short.
 func (s *State) Summary() *StateSummary {
-	return &StateSummary{Breakpoints: viewBreakpoints(s.Breakpoints), Current: s.curFID(), Frame: s.Cur,
+	return &StateSummary{Breakpoints: s.conditionViews(), Current: s.curFID(), Frame: s.Cur,
 		Frames: s.Trace.Len(), Recording: s.Trace.Coverage()}
 }
 

@@ -1,9 +1,12 @@
 package adi
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func bps(specs ...string) []Breakpoint {
@@ -70,4 +73,38 @@ func TestClear(t *testing.T) {
 			assert.Equal(t, viewBreakpoints(tt.after), r.Breakpoints)
 		})
 	}
+}
+
+// TestStateKeepsConditionErrors: state and list report, with each breakpoint whose condition
+// raised on T, its first error and the calls where it held (none: it never stops), in JSON and
+// text, so that a program that shows them again (the viewer, reloaded) still sees them.
+func TestStateKeepsConditionErrors(t *testing.T) {
+	tr := &Trace{Frames: []Frame{{FID: FID{Func: "t:<module>", Index: 1}, Caller: -1}}}
+	tr.Index()
+	s := NewState(tr)
+	s.Break("t:check", "missing > 0")
+	s.Break("t:check", "n > 3")
+	s.Break("t:check", "")
+	s.Conditions = map[Breakpoint]ConditionStatus{
+		{Func: "t:check", Cond: "missing > 0"}: {Error: "NameError: name 'missing' is not defined (at t:check#1, counted as false; 30 evaluation(s) failed)"},
+		{Func: "t:check", Cond: "n > 3"}:       {Error: "TypeError: bad (at t:check#2, counted as false; 1 evaluation(s) failed)", Matches: 26},
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(s.Summary().Breakpoints))
+	assert.Equal(t, `[{"func":"t:check","cond":"missing > 0","at":"entry","condition_error":"NameError: name 'missing' is not defined (at t:check#1, counted as false; 30 evaluation(s) failed)"},`+
+		`{"func":"t:check","cond":"n > 3","at":"entry","condition_error":"TypeError: bad (at t:check#2, counted as false; 1 evaluation(s) failed)","matches":26},`+
+		`{"func":"t:check","at":"entry"}]`+"\n", b.String())
+	assert.Equal(t, s.Summary().Breakpoints, s.ListBreakpoints().Breakpoints)
+	assert.Equal(t, `Breakpoints (3):
+  1. t:check if missing > 0  (checked at entry)
+     its condition failed: NameError: name 'missing' is not defined (at t:check#1, counted as false; 30 evaluation(s) failed); it never stops
+  2. t:check if n > 3  (checked at entry)
+     its condition failed: TypeError: bad (at t:check#2, counted as false; 1 evaluation(s) failed); it held on 26 call(s)
+  3. t:check  (every call)
+`, s.ListBreakpoints().Text(TextOptions{}))
+
+	s.Conditions = nil // evaluated again on a longer T: nothing known yet
+	assert.Empty(t, s.Summary().Breakpoints[0].ConditionError)
 }

@@ -162,8 +162,10 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		}
 		return t.Diff(a, b), nil
 	case adi.StateCmd:
+		s.state.Conditions = s.conditionStatus()
 		return s.state.Summary(), nil
 	case adi.ListCmd:
+		s.state.Conditions = s.conditionStatus()
 		return s.state.ListBreakpoints(), nil
 	case adi.FLTCmd:
 		j, err := s.frameOrCurrent(c.Frame)
@@ -239,6 +241,16 @@ func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total, ah
 		}
 	}
 	return fids, total, ahead, behind
+}
+
+// conditionStatus returns what evaluating the conditions on T found for those that raised (their
+// first error and the calls where they held), for state and list to report.
+func (s *Session) conditionStatus() map[adi.Breakpoint]adi.ConditionStatus {
+	out := make(map[adi.Breakpoint]adi.ConditionStatus, len(s.condErr))
+	for b, e := range s.condErr {
+		out[b] = adi.ConditionStatus{Error: e, Matches: len(s.hits[b])}
+	}
+	return out
 }
 
 // breakAnswer is break's result with the frames the breakpoint matches: Matches counts them,

@@ -36,8 +36,9 @@ type External struct {
 	stderr *capture
 	start  time.Time
 
-	mu       sync.Mutex // serialises Refresh, Stopped and Finish
-	stops    []int      // T indexes of the frames the editor stopped in, in order of first stop
+	mu       sync.Mutex  // serialises Refresh, Stopped and Finish
+	tail     *probe.Tail // reads calls.bin as it grows: each refresh decodes only what is new
+	stops    []int       // T indexes of the frames the editor stopped in, in order of first stop
 	finished bool
 	done     chan struct{}
 }
@@ -111,8 +112,10 @@ func (x *External) Output(stream string, text []byte) {
 	}
 }
 
-// Refresh re-reads what the probe has written so far into T. The probe writes in batches: ask it
-// to flush first (adi_probe.editor.flush, while the debuggee is paused) to see every call. Frames
+// Refresh reads what the probe has written so far into T. The probe writes in batches: ask it
+// to flush first (adi_probe.editor.flush, while the debuggee is paused) to see every call. Only
+// what was written since the last refresh is decoded (a probe.Tail), so that refreshing at every
+// stop of a long debugging session is not quadratic. Frames
 // keep their indexes as T grows; condition results are dropped when it grew, so that the next
 // command that needs them evaluates them on the longer T. After Finish it does nothing.
 func (x *External) Refresh() error {
@@ -121,8 +124,12 @@ func (x *External) Refresh() error {
 	if x.finished {
 		return nil
 	}
-	rec, err := probe.Read(x.RunDir)
+	if x.tail == nil {
+		x.tail = probe.NewTail(x.RunDir)
+	}
+	rec, err := x.tail.Snapshot()
 	if err != nil {
+		x.tail = nil // the next refresh reads from the start again
 		return fmt.Errorf("cannot read the editor run's recording so far: %w", err)
 	}
 	releaseSoon() // the garbage of decoding the recording
@@ -130,6 +137,17 @@ func (x *External) Refresh() error {
 	rec.Trace.Partial = true // the run is live: its tail is still to come
 	x.adoptRecording(rec, x.s.Base().ExitCode, nil)
 	return nil
+}
+
+// Decoded counts the bytes of the run's calls.bin its refreshes have decoded: each byte once, so
+// a refresh after the run wrote nothing new decodes nothing. 0 after Finish.
+func (x *External) Decoded() int64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.tail == nil {
+		return 0
+	}
+	return x.tail.Decoded()
 }
 
 // adoptRecording makes rec the session's T (and base, when run is non-nil); the caller holds x.mu.
@@ -208,7 +226,12 @@ func (x *External) Finish(exitCode int) error {
 	defer close(x.done)
 	run := &Run{Dir: x.RunDir, Debug: true, ExitCode: exitCode, Elapsed: time.Since(x.start)}
 	run.Stdout, run.Stderr = x.stdout.bytes(), x.stderr.bytes()
-	rec, err := probe.Read(x.RunDir)
+	tail := x.tail
+	if tail == nil {
+		tail = probe.NewTail(x.RunDir)
+	}
+	x.tail = nil
+	rec, err := tail.Finish() // the rest of what the run wrote, after what the refreshes decoded
 	if err != nil {
 		return fmt.Errorf("cannot read the editor run's recording: %w", err)
 	}

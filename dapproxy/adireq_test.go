@@ -78,7 +78,7 @@ func TestADIRequestErrorsAreTheMethods(t *testing.T) {
 		assert.Equal(t, errkind.ByRPC(want.Code), kindOf(err), tc.command+" "+tc.args)
 	}
 	_, err = adiCall(t, h, "adi/stepInto", `{"fram": "f#1"}`, "cli-000000000000")
-	assert.Equal(t, `adi.step_into: unknown param "fram"; it takes {session, frame, budget?, watch?, loop?, loop_index?}`, err.Error())
+	assert.Equal(t, `adi.step_into: unknown param "fram"; it takes {session, frame, budget?, watch?, loop?, loop_index?, steps?}`, err.Error())
 	assert.Equal(t, 3103, kindOf(err).DAP())
 	_, err = adiCall(t, h, "adi/exec", `{"frame": "f#1", "stmt": "x", "then_continue": true}`, "cli-000000000000")
 	assert.Equal(t, errkind.SessionNotFound, kindOf(err), "then_continue is a param of adi/exec: only the session is missing")

@@ -64,10 +64,10 @@ func TestServerAgreesWithAPIDocs(t *testing.T) {
 	})
 
 	t.Run("the documented unknown-param example", func(t *testing.T) {
-		const message = `adi.step_into: unknown param "fram"; it takes {session, frame, budget?, watch?, loop?, loop_index?}`
+		const message = `adi.step_into: unknown param "fram"; it takes {session, frame, budget?, watch?, loop?, loop_index?, steps?}`
 		status, body := postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":3,"method":"adi.step_into","params":{"session":"demo","fram":"bulk_rate#3"}}`)
 		require.Equal(t, http.StatusOK, status, body)
-		assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":`+string(jsonString(message))+`,"data":{"kind":"invalid_params","valid":["session","frame","budget","watch","loop","loop_index"]}}}`, body)
+		assert.JSONEq(t, `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":`+string(jsonString(message))+`,"data":{"kind":"invalid_params","valid":["session","frame","budget","watch","loop","loop_index","steps"]}}}`, body)
 		doc, err := os.ReadFile(filepath.Join("..", "docs", "api.md"))
 		require.NoError(t, err)
 		assert.Contains(t, string(doc), "`"+message+"`", "docs/api.md shows this answer")

@@ -754,6 +754,15 @@ func TestExternalSession(t *testing.T) {
 	require.Equal(t, "result 9\n", string(out))
 
 	require.NoError(t, x.Refresh())
+	calls, err := os.Stat(filepath.Join(x.RunDir, probe.CallsFile))
+	require.NoError(t, err)
+	assert.Equal(t, calls.Size()-int64(len("adi-calls 1\n")), x.Decoded(), "the first refresh decodes every batch")
+	require.NoError(t, x.Refresh())
+	assert.Equal(t, calls.Size()-int64(len("adi-calls 1\n")), x.Decoded(), "a refresh decodes only what is new: here nothing")
+	full, err := probe.Read(x.RunDir)
+	require.NoError(t, err)
+	full.Trace.Root, full.Trace.Partial = s.Trace().Root, true
+	assert.Equal(t, full.Trace, s.Trace(), "the refreshed T is the one a full read gives")
 	j, err := s.Trace().Lookup(adi.FID{Func: "app:add", Index: 2})
 	require.NoError(t, err)
 	require.True(t, x.Stopped(j))

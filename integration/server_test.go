@@ -442,7 +442,7 @@ func TestServerBadInput(t *testing.T) {
 		{"not JSON-RPC 2.0", `{"jsonrpc":"1.0","id":7,"method":"adi.state"}`,
 			`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"\"jsonrpc\" must be \"2.0\"","data":{"kind":"invalid_request"}}}`},
 		{"missing param", `{"jsonrpc":"2.0","id":2,"method":"adi.step_into","params":{"session":"bad"}}`,
-			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"adi.step_into: param \"frame\" is missing; it takes {session, frame, budget?, watch?, loop?, loop_index?}","data":{"kind":"invalid_params"}}}`},
+			`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"adi.step_into: param \"frame\" is missing; it takes {session, frame, budget?, watch?, loop?, loop_index?, steps?}","data":{"kind":"invalid_params"}}}`},
 		{"wrongly typed param", `{"jsonrpc":"2.0","id":3,"method":"adi.call_tree","params":{"session":"bad","depth":true}}`,
 			`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"adi.call_tree: param \"depth\" must be a whole number, got true","data":{"kind":"invalid_params"}}}`},
 		{"unknown session", `{"jsonrpc":"2.0","id":4,"method":"adi.state","params":{"session":"nope"}}`,

@@ -51,7 +51,7 @@ func TestUsagePerFace(t *testing.T) {
 			{"live_start", map[string]any{"command": " "},
 				`live_start: param "command" is empty; it takes {command, id?, dir?, env?, timeout_seconds?} (invalid_params)`},
 			{"adi_break", map[string]any{"session": "s", "func": " "},
-				`adi_break: param "func" is empty; it takes {session?, func, cond?, when?, line?, budget?, watch?, loop?, loop_index?} (invalid_params)`},
+				`adi_break: param "func" is empty; it takes {session?, func, cond?, when?, line?, budget?, watch?, loop?, loop_index?, steps?} (invalid_params)`},
 		} {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
 			require.NoError(t, err)

@@ -155,7 +155,21 @@ func (t *Tail) interner() *interner {
 
 // Finish reads what remains of the run's output (the rest of calls.bin, result.json, flt.bin) and
 // builds the Recording.
-func (t *Tail) Finish() (*Recording, error) {
+func (t *Tail) Finish() (*Recording, error) { return t.read(false) }
+
+// Snapshot decodes the batches of calls.bin written since the last Poll or Snapshot and returns
+// the Recording of the run so far, as Read would return it now; the Tail keeps its decoded records
+// and reads on from where it stopped, so that a reader of a live run (an editor's session, at
+// every stop) decodes each byte of calls.bin once. result.json and flt.bin are read whole each
+// time (the live run writes neither until it ends, or few FLTs).
+func (t *Tail) Snapshot() (*Recording, error) { return t.read(true) }
+
+// Decoded counts the bytes of calls.bin decoded so far (its batches with their length prefixes).
+func (t *Tail) Decoded() int64 { return t.calls.decoded }
+
+// read builds the Recording from what was written; keep builds it from a copy of the decoded
+// records (build consumes them), for a Tail that reads on.
+func (t *Tail) read(keep bool) (*Recording, error) {
 	defer t.calls.close()
 	rec := &Recording{FLTs: map[int]*adi.FLT{}}
 	res, err := readResult(filepath.Join(t.dir, ResultFile))
@@ -165,7 +179,7 @@ func (t *Tail) Finish() (*Recording, error) {
 	rec.Result = res
 	d := t.d
 	t.interner()
-	if res != nil && res.Calls > 0 && len(d.calls) == 0 {
+	if !keep && res != nil && res.Calls > 0 && len(d.calls) == 0 {
 		// one allocation for the call records instead of a slice grown record by record (the
 		// count is the probe's; bounded so that a corrupt result.json cannot ask for much)
 		d.calls = make([]call, 0, min(res.Calls, 1<<22))
@@ -173,6 +187,13 @@ func (t *Tail) Finish() (*Recording, error) {
 	cut := t.calls.read(t.interner, t.d.callRecord) // a batch still incomplete now was cut off
 	if t.calls.err != nil {
 		return nil, t.calls.err
+	}
+	if keep {
+		c := *t.d
+		c.calls = slices.Clone(t.d.calls) // build merges duplicates into them, then drops them
+		c.trace = &adi.Trace{Threads: slices.Clone(t.d.trace.Threads)}
+		c.codeOf = nil
+		d = &c
 	}
 	gap, err := d.build()
 	if err != nil {
@@ -229,6 +250,7 @@ type batchFile struct {
 	path, magic string
 	f           *os.File
 	off         int64 // where the next batch starts (0: the header is not read yet)
+	decoded     int64 // bytes of batches decoded (with their length prefixes)
 	buf         []byte
 	err         error // the first error; nothing more is read after it
 }
@@ -297,6 +319,7 @@ func (b *batchFile) read(strs func() *interner, fn func(tag string, rec []any) e
 			return false
 		}
 		b.off += int64(4 + size)
+		b.decoded += int64(4 + size)
 	}
 }
 

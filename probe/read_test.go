@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -228,4 +229,51 @@ func TestReadMadeGenerators(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %d %d %v", f.FID(), f.Status, f.Caller, f.CallLine, f.Args))
 	}
 	assert.Equal(t, []string{"t:<module>#1 returned -1 0 []", "t:gen#1 not started 0 7 []", "t:gen#2 returned 0 8 [{n 3}]"}, got)
+}
+
+// TestTailSnapshotReadsOnlyNewBytes reads a run while it is written, as an editor's session does
+// at every stop: each Snapshot decodes only the batches written since the one before (counted by
+// Decoded) and gives the recording Read gives of the directory then; Finish after them too.
+func TestTailSnapshotReadsOnlyNewBytes(t *testing.T) {
+	whole := callsBin(t, sampleCalls)
+	first := len(callsMagic) + 4 + int(binary.LittleEndian.Uint32([]byte(whole[len(callsMagic):])))
+	require.Less(t, first, len(whole), "sampleCalls is two batches")
+	dir := t.TempDir()
+	path := filepath.Join(dir, CallsFile)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, FLTFile), []byte(fltBin(t, sampleFLT)), 0o644))
+	tail := NewTail(dir)
+
+	require.NoError(t, os.WriteFile(path, []byte(whole[:first]), 0o644))
+	got, err := tail.Snapshot()
+	require.NoError(t, err)
+	assert.Equal(t, int64(first-len(callsMagic)), tail.Decoded())
+	want, err := Read(dir)
+	require.NoError(t, err)
+	assert.Equal(t, want.Trace, got.Trace)
+	assert.Equal(t, 2, got.Trace.Len())
+	assert.True(t, got.Trace.Partial)
+
+	require.NoError(t, os.WriteFile(path, []byte(whole), 0o644))
+	got, err = tail.Snapshot()
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(whole)-len(callsMagic)), tail.Decoded(), "the second snapshot decodes the second batch only")
+	want, err = Read(dir)
+	require.NoError(t, err)
+	assert.Equal(t, want.Trace, got.Trace)
+	assert.Equal(t, want.FLTs, got.FLTs)
+	assert.Equal(t, 3, got.Trace.Len())
+
+	again, err := tail.Snapshot() // nothing new: nothing decoded, the same recording
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(whole)-len(callsMagic)), tail.Decoded())
+	assert.Equal(t, got.Trace, again.Trace)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ResultFile), []byte(`{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3,"unrecorded_calls":0}`), 0o644))
+	fin, err := tail.Finish()
+	require.NoError(t, err)
+	want, err = Read(dir)
+	require.NoError(t, err)
+	assert.Equal(t, want.Trace, fin.Trace)
+	assert.Equal(t, want.FLTs, fin.FLTs)
+	assert.False(t, fin.Trace.Partial)
 }

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/adi-bridge/adi/adi"
@@ -92,13 +95,16 @@ func adiMethod(name, usage, summary string, frameOK bool, build func(*params) ad
 }
 
 // viewParams are the params of the methods whose answer shows an FLT: how it is shown (the CLI's
-// --full-watch, --loop and --loop-index).
-const viewParams = "watch?, loop?, loop_index?"
+// --full-watch, --loop and --loop-index) and which of its steps the result carries (steps: a
+// page of τ, for programs that read a long FLT in parts).
+const viewParams = "watch?, loop?, loop_index?, steps?"
 
 // do checks the params and runs cmd on the session.
 func (c *call) do(id string, cmd adi.Command) (*bridge.Answer, error) {
 	o := adi.TextOptions{Budget: c.p.Int("budget", false, 1)}
+	var page *adi.StepsQuery
 	if strings.Contains(c.p.m.usage, viewParams) {
+		page = c.stepsQuery()
 		for _, w := range c.p.Strings("watch") {
 			for _, name := range strings.Split(w, ",") {
 				if name = strings.TrimSpace(name); name != "" {
@@ -118,7 +124,48 @@ func (c *call) do(id string, cmd adi.Command) (*bridge.Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Do(c.ctx, cmd, o)
+	ans, err := s.Do(c.ctx, cmd, o)
+	if err != nil || page == nil {
+		return ans, err
+	}
+	switch r := ans.Result.(type) {
+	case *adi.FLTView:
+		err = r.Cut(*page)
+	case *adi.NavResult:
+		err = r.FLT.Cut(*page)
+	}
+	return ans, err
+}
+
+// stepsQuery reads the steps param: {offset?, limit?, iterations?: {HEADER: N}} (nil when absent).
+func (c *call) stepsQuery() *adi.StepsQuery {
+	raw := c.p.raw("steps", false)
+	if raw == nil || c.p.err != nil {
+		return nil
+	}
+	var q struct {
+		Offset     int             `json:"offset"`
+		Limit      int             `json:"limit"`
+		Iterations *map[string]int `json:"iterations"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		c.p.badInput("param %s is {offset?, limit?, iterations?: {HEADER: N}} (a loop's header line and the iteration wanted): %v", c.p.quoted("steps"), err)
+		return nil
+	}
+	out := &adi.StepsQuery{Offset: q.Offset, Limit: q.Limit, ByIteration: q.Iterations != nil, Iterations: map[int]int{}}
+	if q.Iterations != nil {
+		for k, n := range *q.Iterations {
+			line, err := strconv.Atoi(k)
+			if err != nil {
+				c.p.badInput("param %s: iterations are keyed by a loop's header line, not %q", c.p.quoted("steps"), k)
+				return nil
+			}
+			out.Iterations[line] = n
+		}
+	}
+	return out
 }
 
 // adiExecute runs execute(fid, stmt, lineno, k); with then_continue the re-run program then runs

@@ -84,15 +84,21 @@ describe('the viewer investigates the demo bug', () => {
     await shot(page, '03-loop-iteration-2');
   });
 
-  it('shows a long value clipped until it is expanded', async () => {
+  it('shows a long value clipped, and opens it as a tree of its entries in its place', async () => {
     const arg = page.locator('#flt .flt-args dd').first();
-    const more = arg.locator('button.more');
-    assert.equal(await more.getAttribute('aria-expanded'), 'false');
     assert.match(await arg.locator('code.val').getAttribute('class'), /\bclip\b/);
-    await more.click();
-    assert.equal(await more.getAttribute('aria-expanded'), 'true');
-    assert.doesNotMatch(await arg.locator('code.val').getAttribute('class'), /\bclip\b/);
     assert.match(await arg.locator('code.val').textContent(), /'melon', 'qty': 10, 'price': 2\.0\}\]$/);
+    const toggle = arg.locator('button.tree-toggle').first();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    assert.equal(await arg.locator('code.val').isHidden(), true);
+    assert.equal(await arg.locator('.pytree-head').textContent(), 'items = list, 3 items');
+    const melon = arg.locator('.pytree-root > .pytree > li').nth(2);
+    await melon.locator('> button.tree-toggle').click();
+    assert.deepEqual(await melon.locator('.pytree li').allTextContents(), ["'name': 'melon'", "'qty': 10", "'price': 2.0"]);
+    await toggle.click();
+    assert.equal(await arg.locator('code.val').isVisible(), true);
   });
 
   it('adds a breakpoint and moves with continue and prev', async () => {

@@ -204,7 +204,7 @@ describe('viewer 2', () => {
     await waitText(page, '#tree .tree-status', '1 call match “bump”');
     await page.locator('#tree .matches .open').click();
     await title(page, 'v2:Counter.bump#1');
-    await waitText(page, `#flt li.line[data-line="${lineOf('self.count = self.count + 1')}"] .change-text`, 'self.count = 0 → 1');
+    await waitText(page, `#flt li.line[data-line="${lineOf('self.count = self.count + 1')}"] .change-text`, 'self.count = 1 (was 0)');
     await page.locator('#flt button.caller').click();
     await title(page, 'v2:main#1');
     await waitText(page, `#flt li.line[data-line="${lineOf('rows.append(16)')}"] .change-text`, 'rows: appended 16');
@@ -220,11 +220,11 @@ describe('viewer 2', () => {
     assert.equal(await slider.getAttribute('max'), '30');
     assert.equal(await line(page, header).locator('select').count(), 0);
     await slider.fill('9');
-    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 36 → 45');
+    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 45 (was 36)');
     assert.equal(await line(page, header).locator('.iter-value').textContent(), '10');
     const chart = line(page, header).locator('svg.loop-chart[data-name="total"]');
     await chart.click({position: {x: 2 + (19 / 30) * 236, y: 18}});
-    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 171 → 190');
+    await waitText(page, `#flt li.line[data-line="${body}"] .change-text`, 'total = 190 (was 171)');
     assert.equal(await line(page, header).locator('input.iter-slider').inputValue(), '19');
     await shot(page, '55-loop-slider-chart');
   });
@@ -270,6 +270,15 @@ describe('viewer 2', () => {
     const grown = await page.evaluate(() => document.documentElement.scrollHeight - innerHeight);
     assert.ok(grown <= 0, `the page is ${grown} px taller than the window`);
     await shot(page, '58-broken-breakpoint');
+    // adi.state keeps the condition's error: the mark survives a reload of the page.
+    const listed = (await api('adi.state', {session: 'v2'})).result.breakpoints;
+    assert.match(listed[0].condition_error, /^NameError: name 'missing_name' is not defined/);
+    assert.equal(listed[0].matches, undefined);
+    await page.reload();
+    await ready(page);
+    await bp.waitFor();
+    assert.match(await bp.locator('.cond-error').textContent(), /^⚠ never stops: its condition failed: NameError/);
+    await shot(page, '59-broken-breakpoint-reloaded');
     await bp.locator('button', {hasText: 'Clear'}).click();
     await page.locator('#inspect .no-breakpoints').waitFor({state: 'visible'});
   });

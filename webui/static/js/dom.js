@@ -1,6 +1,8 @@
 // DOM helpers shared by the panes. Everything the server sends is put on the page as text
 // (never as HTML), so a value that looks like markup stays a value.
 
+import {notRendered, parse, size, structured} from './pyrepr.js';
+
 /**
  * h builds an element: h('button', {class: 'x', onclick: fn, 'aria-label': 'y'}, 'text', child).
  * Attributes that are null, undefined or false are left out; true sets an empty attribute.
@@ -43,9 +45,93 @@ function expandable(el, long) {
   return h('span', {class: 'expandable'}, el, btn);
 }
 
-/** value shows one repr as code, expandable when long. */
-export function value(text, cls = 'val') {
-  return expandable(h('code', {class: cls}, text), text.length > LONG);
+/**
+ * value shows one repr as code: clipped when long, with a button that shows it all; a dict, list,
+ * tuple, set or object also opens as a tree of its entries, as a debugger's variables view
+ * (the tree replaces the text while open: a value is shown once). A value the recording kept
+ * only part of says so, and opts.full (when given: an async function that answers the whole
+ * repr) offers to record it in full. opts.name labels the tree's first row (`x =`); opts.text is
+ * the code's text when it is not the value alone (a change: `x = 1 (was 0)`).
+ */
+export function value(text, cls = 'val', opts = {}) {
+  const shown = opts.text ?? text;
+  const code = h('code', {class: cls}, shown);
+  const node = parse(text);
+  const parts = [code];
+  if (structured(node)) {
+    let tree = null;
+    const btn = h('button', {type: 'button', class: 'tree-toggle quiet', 'aria-expanded': 'false',
+      'aria-label': `show the entries of ${opts.name?.replace(/ =$/, '') ?? 'the value'}`}, '▸');
+    btn.addEventListener('click', () => {
+      const open = btn.getAttribute('aria-expanded') !== 'true';
+      btn.setAttribute('aria-expanded', String(open));
+      btn.textContent = open ? '▾' : '▸';
+      tree ??= h('div', {class: 'pytree-root'}, h('span', {class: 'pytree-head'}, opts.name ? `${opts.name} ` : '', size(node)), entries(node));
+      if (open) code.after(tree);
+      else tree.remove();
+      code.hidden = open;
+    });
+    parts.unshift(btn);
+  } else if (shown.length > LONG) {
+    return withPartial(expandable(code, true), node, text, cls, opts);
+  }
+  if (shown.length > LONG) code.classList.add('clip');
+  return withPartial(h('span', {class: 'value-view'}, parts), node, text, cls, opts);
+}
+
+/** entries renders a node's entries as a list, each opening its own entries on demand. */
+function entries(node) {
+  return h('ul', {class: 'pytree', role: 'group'}, node.entries.map((e, k) => {
+    const v = e.value;
+    const label = h('span', {class: 'pykey'}, e.key ? e.key.text : e.name ?? (node.kind === 'set' ? '·' : String(k)));
+    const text = h('code', {class: 'pyv', title: v.text.length > 80 ? v.text : null}, v.text);
+    if (!structured(v)) return h('li', {}, h('span', {class: 'twisty-space'}), label, ': ', text);
+    let kids = null;
+    const li = h('li', {});
+    const btn = h('button', {type: 'button', class: 'tree-toggle quiet', 'aria-expanded': 'false',
+      'aria-label': `show the entries of ${e.key ? e.key.text : e.name ?? k}`}, '▸');
+    btn.addEventListener('click', () => {
+      const open = btn.getAttribute('aria-expanded') !== 'true';
+      btn.setAttribute('aria-expanded', String(open));
+      btn.textContent = open ? '▾' : '▸';
+      kids ??= entries(v);
+      text.textContent = open ? size(v) : v.text;
+      if (open) li.append(kids);
+      else kids.remove();
+    });
+    li.append(btn, label, ': ', text);
+    return li;
+  }));
+}
+
+/**
+ * withPartial adds, to a value the recording kept only part of, what was cut and (opts.full)
+ * a button that records it in full: it shows the whole value in place of the part.
+ */
+function withPartial(el, node, text, cls, opts) {
+  if (!node.partial) return el;
+  const what = notRendered(text) ? 'not rendered by the recording (its budget)' : 'cut by the recording';
+  const note = h('span', {class: 'partial', title: 'the recording keeps a bounded repr of values'}, what);
+  const out = h('span', {class: 'value-partial'}, el, ' ', note);
+  if (opts.full) {
+    const btn = h('button', {type: 'button', class: 'record-full quiet', title: opts.fullTitle ?? 'record the whole value'}, 'Record in full');
+    btn.addEventListener('click', async () => {
+      btn.disabled = true;
+      btn.textContent = 'Recording…';
+      try {
+        const whole = await opts.full();
+        const shown = opts.text != null ? opts.text.replace(text, whole) : whole;
+        out.replaceWith(h('span', {class: 'value-full'}, value(whole, cls, {...opts, text: shown, full: null}),
+          h('span', {class: 'full-note'}, ' recorded in full')));
+      } catch (err) {
+        btn.disabled = false;
+        btn.textContent = 'Record in full';
+        note.textContent = `${what}; recording it failed: ${err.message}`;
+      }
+    });
+    out.append(' ', btn);
+  }
+  return out;
 }
 
 /** splitFID cuts "module:qualname#N" into its module and the rest ("qualname#N"). */

@@ -1,6 +1,7 @@
 // The FLT pane: the frame under inspection with its arguments and outcome, and its function's
 // source with the executed lines marked. Under each line that ran: the state changes it made
-// (ΔS: new, modified with old → new, deleted, appended, a new equal object), what its test
+// (ΔS: new, modified `x = 1 (was 0)`, deleted, appended, a new equal object; values open as
+// trees, see dom.js's value), what its test
 // decided (an if, elif, while, case or assert line: True, taken; False, not taken), the calls it made (open one: step into it), the
 // exception it raised or the value it yielded. A loop's header line carries the iteration
 // picker: lines inside the loop show the values of the iteration picked. The caller link steps
@@ -10,7 +11,8 @@ import {app} from './app.js';
 import {$, exceptionText, fidCode, h, plural, shortFID, value} from './dom.js';
 import {functionRange} from './source.js';
 import {segment, view, visits} from './loops.js';
-import {guard, move, stepInto} from './nav.js';
+import {diff} from './pyrepr.js';
+import {PAGE, guard, move, stepInto} from './nav.js';
 
 const pane = () => $('#flt');
 const sources = new Map();
@@ -35,7 +37,11 @@ function clear() {
   $('.flt-empty', pane()).hidden = false;
 }
 
-/** show renders an FLT; the iterations picked stay when it is the same frame again. */
+/**
+ * show renders an FLT; the iterations picked stay when it is the same frame again. An FLT longer
+ * than a page (flt.page.steps > PAGE) is shown from the steps of the iterations picked, which
+ * adi.flt answers with the loops they lie in and each line's count (paged).
+ */
 async function show(flt) {
   const f = flt.frame;
   if (shownFor !== f.frame) {
@@ -43,17 +49,46 @@ async function show(flt) {
     selected = null;
     shownFor = f.frame;
   }
-  const lines = await source(f.file, flt.steps);
+  const long = flt.page && flt.page.steps > flt.steps.length;
+  const shownFLT = long ? await pageOf(f.fid) : flt;
+  const lines = await source(f.file, shownFLT.steps);
   if (app.flt !== flt) return; // another FLT arrived meanwhile
   const whole = /:<module>#\d+$/.test(f.fid);
-  const range = functionRange(lines, f.line, whole, flt.steps.map((s) => s.line));
-  model = {flt, lines, range, visit: visits(flt.steps), nodes: segment(flt.steps)};
+  const ran = long ? Object.keys(flt.page.hits).map(Number) : flt.steps.map((s) => s.line);
+  const range = functionRange(lines, f.line, whole, ran);
+  model = {flt: shownFLT, lines, range};
+  setSteps(shownFLT);
   const hadFocus = pane().contains(document.activeElement);
   $('.flt-empty', pane()).hidden = true;
   head(flt);
   body();
   // The control that had the focus is gone (a callee or the caller was opened): the pane takes it.
   if (hadFocus && !pane().contains(document.activeElement)) pane().focus({preventScroll: true});
+}
+
+/** pageOf reads the steps of a long FLT shown for the iterations picked (adi.flt with steps). */
+async function pageOf(fid) {
+  const ans = await app.call('adi.flt', {frame: fid, steps: {iterations: Object.fromEntries(selection), limit: PAGE}});
+  return ans.result;
+}
+
+/** setSteps derives what the pane needs of the steps it holds: all of τ, or a page of it. */
+function setSteps(flt) {
+  model.flt = flt;
+  const p = flt.page;
+  model.paged = Boolean(p && p.steps > flt.steps.length) || Boolean(p?.loops && p.total < p.steps);
+  if (model.paged) {
+    model.pageLoops = new Map(p.loops.map((l) => [l.header, {header: l.header, selected: l.selected, exit: l.exit || null,
+      iterations: Array.from({length: l.last - l.first + 1}, (_, k) => l.first + k)}]));
+    model.hits = new Map(Object.entries(p.hits).map(([line, n]) => [Number(line), n]));
+    model.visitOf = (j) => p.visit[j];
+    model.follows = (j) => (j === 0 ? p.index[0] === 0 : p.index[j] === p.index[j - 1] + 1);
+  } else {
+    model.visit = visits(flt.steps);
+    model.nodes = segment(flt.steps);
+    model.visitOf = (j) => model.visit[j];
+    model.follows = () => true;
+  }
 }
 
 /** source reads a file's lines once per session (trace.source); the steps stand in without it. */
@@ -78,7 +113,7 @@ function head(flt) {
       onclick: guard(() => move('step_out'), () => [$('#inspect .nav-error'), $('#app > .quick-nav .quick-error')])}, '↑ ', shortFID(f.caller)), ` at line ${f.call_line}`]
     : ['entry frame (no caller)'];
   $('.flt-where', pane()).replaceChildren(...where, h('span', {class: 'file'}, ` · ${f.file}:${f.line} · T[${f.frame}]`));
-  const args = f.args.length ? f.args.flatMap((a) => [h('dt', {}, a.name), h('dd', {}, value(a.value))])
+  const args = f.args.length ? f.args.flatMap((a) => [h('dt', {}, a.name), h('dd', {}, value(a.value, 'val', {name: `${a.name} =`, full: fullAt(0, a.name)}))])
     : [h('dt', {}, 'arguments'), h('dd', {}, 'none')];
   $('.flt-args', pane()).replaceChildren(...args);
   $('.outcome', pane()).replaceChildren(outcome(f));
@@ -86,6 +121,7 @@ function head(flt) {
   if (flt.dropped) notes.push(`${plural(flt.dropped, 'step')} not recorded (the step limit was reached).`);
   if (flt.recording?.partial) notes.push('The recording is partial: the run had not finished when it was read (it is live, or was cut off).');
   if (flt.recording?.limit) notes.push(`Recording stopped at the ${flt.recording.limit} limit: later calls are missing.`);
+  if (model.paged) notes.push(`${plural(flt.page.steps, 'step')}: the page holds those of the loop iterations picked (no charts).`);
   $('.flt-notes', pane()).textContent = notes.join(' ');
 }
 
@@ -101,13 +137,16 @@ function outcome(f) {
 function body() {
   const {flt, lines, range, nodes} = model;
   const focusKey = document.activeElement?.dataset?.focus;
-  const {shown, loops} = view(flt.steps, nodes, selection);
+  const {shown, loops} = model.paged ? {shown: flt.steps.map((_, i) => i), loops: model.pageLoops} : view(flt.steps, nodes, selection);
   model.shown = shown;
   model.loops = loops;
   const byLine = new Map();
   for (const i of shown) byLine.set(flt.steps[i].line, [...(byLine.get(flt.steps[i].line) ?? []), i]);
-  const hits = new Map();
-  for (const s of flt.steps) hits.set(s.line, (hits.get(s.line) ?? 0) + 1);
+  let hits = model.hits;
+  if (!model.paged) {
+    hits = new Map();
+    for (const s of flt.steps) hits.set(s.line, (hits.get(s.line) ?? 0) + 1);
+  }
   const rows = [];
   for (let n = range[0]; n <= range[1]; n++) rows.push(row(n, lines[n - 1] ?? '', hits.get(n) ?? 0, byLine.get(n) ?? [], loops.get(n)));
   $('.source', pane()).replaceChildren(...rows);
@@ -133,33 +172,80 @@ function row(n, text, hits, steps, loop) {
 function stepInfo(i, several) {
   const s = model.flt.steps[i];
   const out = [];
-  if (several) out.push(h('span', {class: 'visit'}, `visit ${model.visit[i]}`));
+  if (several) out.push(h('span', {class: 'visit'}, `visit ${model.visitOf(i)}`));
   if (s.resume) out.push(h('span', {class: 'tag'}, 'resumed'));
   if (s.test != null) {
     out.push(h('span', {class: `branch ${s.test ? 'taken' : 'not-taken'}`, title: 'what the line\'s test decided'},
       s.test ? '→ True: taken' : '→ False: not taken'));
   }
-  if (s.changes?.length) out.push(h('ul', {class: 'changes', 'aria-label': 'state changes'}, s.changes.map(change)));
+  if (s.changes?.length) out.push(h('ul', {class: 'changes', 'aria-label': 'state changes'}, s.changes.map((c) => change(c, i))));
   for (const c of s.calls ?? []) out.push(callee(c));
   if (s.raise) out.push(h('span', {class: 'exc'}, 'raised ', h('code', {}, exceptionText(s.raise))));
   if (s.yield != null) out.push(h('span', {class: 'yield'}, 'yielded ', value(s.yield)));
   return out;
 }
 
-/** change renders one element of ΔS, named by what changed (the variable and the path inside it,
- * `p.count`, `rows[2]`); .change-text holds exactly the recorded text. */
-function change(c) {
+/**
+ * change renders one element of ΔS, named by what changed (the variable and the path inside it,
+ * `p.count`, `rows[2]`), in the FLT text's words (`self.count = 1 (was 0)`); .change-text holds
+ * exactly that text. A long value that changed inside (a dict, list, object) is shown once, with
+ * what was added, removed and changed instead of the whole old value. A value the recording cut
+ * offers to record it in full (adi.execute prints its repr where the statement left it).
+ */
+function change(c, i) {
   const kind = {new: 'new', mod: 'modified', del: 'deleted', app: 'appended', same: 'new object'}[c.kind] ?? c.kind;
   const target = c.name + (c.path ?? '');
+  const d = c.kind === 'mod' && c.old != null && c.new != null && c.new.length + c.old.length > LONG_CHANGE ? diff(c.old, c.new) : null;
   let text;
-  if (c.kind === 'mod') text = `${target} = ${c.old} → ${c.new}`;
-  else if (c.kind === 'del') text = target;
-  else if (c.kind === 'app') text = `${target}: appended ${c.new}`;
+  let shown = c.new ?? '';
+  if (c.kind === 'mod') text = d ? `${target} = ${c.new}` : `${target} = ${c.new} (was ${c.old})`;
+  else if (c.kind === 'del') {
+    text = target;
+    shown = target;
+  } else if (c.kind === 'app') text = `${target}: appended ${c.new}`;
   else if (c.kind === 'same') text = `${target} = ${c.new} (a new object, equal to the old)`;
   else text = `${target} = ${c.new}`;
+  const expr = c.name.replace(/^global /, '') + (c.kind === 'app' ? '' : c.path ?? '');
+  const full = c.kind === 'del' ? null : fullAt(i + 1, expr);
   return h('li', {class: `change ${c.kind}`},
-    h('span', {class: 'kind'}, kind), ' ', value(text, 'change-text'),
-    c.kind === 'del' && c.old ? h('span', {class: 'was'}, ' was ', value(c.old)) : null);
+    h('span', {class: 'kind'}, kind), ' ',
+    c.kind === 'del' ? value(text, 'change-text') : value(shown, 'change-text', {text, name: `${target} =`, full}),
+    c.kind === 'del' && c.old ? h('span', {class: 'was'}, ' was ', value(c.old)) : null,
+    d ? diffList(d) : null);
+}
+
+/** LONG_CHANGE is the length of old and new values from which a change shows a diff. */
+const LONG_CHANGE = 60;
+
+/** diffList shows what a change added, removed and changed inside a value. */
+function diffList(d) {
+  const items = [
+    ...d.added.map((x) => h('li', {class: 'added'}, h('span', {class: 'sign', 'aria-label': 'added'}, '+ '), h('code', {}, x.path ? `${x.path}: ${x.value}` : x.value))),
+    ...d.removed.map((x) => h('li', {class: 'removed'}, h('span', {class: 'sign', 'aria-label': 'removed'}, '− '), h('code', {}, x.path ? `${x.path}: ${x.value}` : x.value))),
+    ...d.changed.map((x) => h('li', {class: 'changed'}, h('span', {class: 'sign', 'aria-label': 'changed'}, '~ '), h('code', {}, `${x.path}: ${x.value} (was ${x.old})`))),
+  ];
+  const n = d.added.length + d.removed.length + d.changed.length;
+  return h('div', {class: 'value-diff'},
+    h('span', {class: 'diff-head'}, n ? `what changed (${n}):` : 'nothing changed in what was recorded', d.partial ? ' (the recording cut the values: the rest is not compared)' : ''),
+    n ? h('ul', {}, items) : null);
+}
+
+/**
+ * fullAt returns a function that records the whole repr of expr as the frame had it before step
+ * j (the step after the change): adi.execute re-runs the program to that step and prints it.
+ * null when there is no such step or expr is not a name and path (a path cut in the middle).
+ */
+function fullAt(j, expr) {
+  const s = model.flt.steps[j];
+  if (!s || !model.follows(j) || expr.includes('…') || !/^[A-Za-z_]/.test(expr)) return null;
+  const fid = model.flt.frame.fid;
+  const visit = model.visitOf(j);
+  return async () => {
+    const ans = await app.call('adi.execute', {frame: fid, stmt: `print(repr(${expr}))`, line: s.line, visit});
+    const r = ans.result;
+    if (r.exception) throw new Error(exceptionText(r.exception));
+    return (r.output ?? '').replace(/\n$/, '');
+  };
 }
 
 /** callee renders a call a line made: a button that steps into it, with its outcome. */
@@ -229,6 +315,7 @@ export function series(steps, header) {
  */
 function charts(loop) {
   const {header, iterations, selected: cur} = loop;
+  if (model.paged) return null; // a page holds one iteration of each loop: nothing to chart
   const all = [...series(model.flt.steps, header)].filter(([, m]) => new Set(m.values()).size > 1).slice(0, CHARTS);
   if (!all.length || iterations.length < 2) return null;
   const W = 240;
@@ -273,6 +360,16 @@ function charts(loop) {
 
 function pickIteration(header, n) {
   selection.set(header, n);
+  if (model.paged) {
+    const flt = app.flt;
+    pageOf(flt.frame.fid).then((page) => {
+      if (app.flt !== flt || selection.get(header) !== n) return; // another frame or pick since
+      setSteps(page);
+      body();
+      if (selected != null) announceLine();
+    }).catch((err) => app.report(err));
+    return;
+  }
   body();
   if (selected != null) announceLine();
 }
@@ -314,7 +411,7 @@ function selectLine(n) {
 /** announceLine tells the execute box the selected line and the visit shown for it. */
 function announceLine() {
   const i = model.shown.find((j) => model.flt.steps[j].line === selected);
-  app.emit('line', {line: selected, visit: i == null ? 1 : model.visit[i]});
+  app.emit('line', {line: selected, visit: i == null ? 1 : model.visitOf(i)});
 }
 
 /** moveLine selects the next (1) or previous (-1) line that ran in what is shown (j and k). */

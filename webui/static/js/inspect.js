@@ -56,7 +56,10 @@ function render(state) {
  * says when it never stops because of it.
  */
 function breakpoint(b, all) {
-  const info = b.cond ? condInfo.get(condKey(b)) : null;
+  // adi.state reports a condition that raised (condition_error, matches), so the mark survives a
+  // reload; what adi.break answered stands in until it does.
+  const info = !b.cond ? null
+    : b.condition_error ? {error: b.condition_error, matches: b.matches ?? 0} : condInfo.get(condKey(b));
   const broken = info?.error;
   return h('li', {class: `breakpoint${broken ? ' broken' : ''}`},
     h('code', {}, b.func, b.cond ? h('span', {class: 'cond'}, ` if ${b.cond}`) : null),

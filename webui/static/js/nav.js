@@ -6,6 +6,13 @@ import {app} from './app.js';
 
 let latest = 0;
 
+/**
+ * PAGE is the most steps of τ an FLT answer carries (the steps param): a longer FLT is read a
+ * page at a time, the steps of the loop iterations picked (flt.js), so a frame of 100,000 steps
+ * is not 30 MB of JSON in the page.
+ */
+export const PAGE = 2000;
+
 /** refreshState reloads Σ (breakpoints, the frame under inspection) and tells the panes. */
 export async function refreshState() {
   const session = app.session;
@@ -19,7 +26,7 @@ export async function refreshState() {
 export async function showCurrent() {
   const my = ++latest;
   const session = app.session;
-  const ans = await app.call('adi.flt');
+  const ans = await app.call('adi.flt', {steps: {limit: PAGE}});
   if (my !== latest || session !== app.session) return;
   setFLT(ans.result);
 }
@@ -32,7 +39,7 @@ export async function move(method, params = {}) {
   if (!app.session) return null;
   const my = ++latest;
   const session = app.session;
-  const ans = await app.call('adi.' + method, params);
+  const ans = await app.call('adi.' + method, {...params, steps: {limit: PAGE}});
   const nav = ans.result;
   if (my !== latest || session !== app.session) return nav;
   app.emit('nav', nav);
