@@ -57,7 +57,7 @@ func (r *ExecResult) Text(o TextOptions) string {
 		}
 		dc := doc{unit: "output line", indent: "  ",
 			head: []string{fmt.Sprintf("Exec at %s, line %d, visit %d: %s", r.FID, r.Line, r.Visit, first)}}
-		out := strings.TrimSuffix(r.Output, "\n")
+		out := strings.TrimSuffix(CutOutput(r.Output), "\n")
 		switch {
 		case out == "" && len(r.Changed) > 0:
 		case out == "":
@@ -122,4 +122,20 @@ func (ds *Downstream) lines(d detail) []string {
 		}
 	}
 	return out
+}
+
+// OutputTextLimit is how many characters of what code run in a frame printed an answer's text
+// shows (exec and live interact): the result keeps up to a million (the probe's evaluator), the
+// text for a reader its start and end.
+const OutputTextLimit = 16000
+
+// CutOutput returns output as an answer's text shows it: whole up to OutputTextLimit characters,
+// else its start and end with how much was cut between.
+func CutOutput(output string) string {
+	r := []rune(output)
+	if len(r) <= OutputTextLimit {
+		return output
+	}
+	half := OutputTextLimit / 2
+	return string(r[:half]) + fmt.Sprintf("\n[... %d characters cut ...]\n", len(r)-OutputTextLimit) + string(r[len(r)-half:])
 }

@@ -109,7 +109,7 @@ func decodeHelper(shown string) (*helperAnswer, error) {
 func (s *Session) interactText(r InteractResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "interact in frame #%d, %s:\n", r.Frame.Index, s.frameText(r.Frame))
-	out := strings.TrimSuffix(r.Output, "\n")
+	out := strings.TrimSuffix(adi.CutOutput(r.Output), "\n")
 	switch {
 	case out == "" && len(r.Changed) > 0:
 	case out == "":

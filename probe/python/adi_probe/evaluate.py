@@ -54,7 +54,7 @@ from .values import Values, exc_message
 FILENAME = "<adi exec>"  # the file name the code runs as (bridge/execute.go: stmtFile)
 VALUE_LIMIT = 4000  # characters of a value's repr, and of an exception's message
 CHANGED_LIMIT = 200  # characters of a changed name's repr
-OUTPUT_LIMIT = 16000  # characters of captured output
+OUTPUT_LIMIT = 1000000  # characters of captured output kept in the result (answers' text shows 16000)
 _values = Values(repr_limit=VALUE_LIMIT)
 _changed_values = Values(repr_limit=CHANGED_LIMIT)
 _MISSING = object()

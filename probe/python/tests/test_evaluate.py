@@ -71,8 +71,11 @@ class EvaluateTable(unittest.TestCase):
 
     def test_bounds(self):
         got, _ = paused(3, "print('x' * 20000)\n'y' * 5000")
-        self.assertEqual(len(got["output"]), ev.OUTPUT_LIMIT + len("\n[... 4001 characters cut ...]\n"))
-        self.assertIn("[... 4001 characters cut ...]", got["output"])
+        self.assertEqual(got["output"], "x" * 20000 + "\n")  # whole up to OUTPUT_LIMIT
+        got, _ = paused(3, "print('x' * %d)" % ev.OUTPUT_LIMIT)
+        self.assertEqual(len(got["output"]), ev.OUTPUT_LIMIT + len("\n[... 1 characters cut ...]\n"))
+        self.assertIn("[... 1 characters cut ...]", got["output"])
+        got, _ = paused(3, "'y' * 5000")
         self.assertTrue(got["value"].endswith("... (len=5000)"), got["value"][-40:])
 
     def test_time_limit_interrupts(self):
