@@ -53,7 +53,7 @@ func closest(query string, cands []string, forms func(string) []string) []string
 			if len(q) >= 2 && len(f) >= 2 && (strings.Contains(f, q) || strings.Contains(q, f)) {
 				s.sub = true
 			}
-			if d := editDistance(q, f); s.dist < 0 || d < s.dist {
+			if d := EditDistance(q, f); s.dist < 0 || d < s.dist {
 				s.dist = d
 			}
 		}
@@ -78,8 +78,9 @@ func closest(query string, cands []string, forms func(string) []string) []string
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b, counted in runes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, counted in runes: how close a
+// mistyped name is to a known one (the did-you-mean of every face).
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)

@@ -23,24 +23,38 @@ type Answer struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Do runs one ADI command. Navigation answers from the recording; an FLT not cached yet costs one
-// re-run, which also records the next breakpoint hits. A panic inside a command becomes an error
-// and leaves the session usable.
-func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (ans *Answer, err error) {
+// begin starts a command on the session: it takes the session's lock (commands run one at a
+// time), refuses a closed session, and makes ctx the one Close cancels. The caller defers end,
+// which undoes that, refreshes the session's Info and asks for freed memory to be returned.
+func (s *Session) begin(ctx context.Context) (context.Context, func(), error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, nil, adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	s.stopMu.Lock()
 	s.stop = cancel
 	s.stopMu.Unlock()
 	s.busy.Store(true)
-	defer s.busy.Store(false)
-	defer s.refreshInfo()
-	defer releaseSoon()
-	if s.closed {
-		return nil, adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
+	return ctx, func() {
+		releaseSoon()
+		s.refreshInfo()
+		s.busy.Store(false)
+		cancel()
+		s.mu.Unlock()
+	}, nil
+}
+
+// Do runs one ADI command. Navigation answers from the recording; an FLT not cached yet costs one
+// re-run, which also records the next breakpoint hits. A panic inside a command becomes an error
+// and leaves the session usable.
+func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (ans *Answer, err error) {
+	ctx, end, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer end()
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("command panicked", "command", cmd.String(), "panic", r, "stack", string(debug.Stack()))

@@ -93,19 +93,11 @@ func (s *Session) adopt(run *Run) *replay {
 // recordFLTs records the FLTs of frames (indexes in T) with one re-run, as a command does: under
 // the session's lock, cancelled by Close.
 func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return adi.Errorf(ErrClosed, "session %s is closed; create a new one", s.ID)
+	ctx, end, err := s.begin(ctx)
+	if err != nil {
+		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.stopMu.Lock()
-	s.stop = cancel
-	s.stopMu.Unlock()
-	s.busy.Store(true)
-	defer s.busy.Store(false)
-	defer s.refreshInfo()
+	defer end()
 	req := RunRequest{Light: true}
 	var want []int
 	for _, j := range frames {

@@ -25,33 +25,11 @@ func Closest(word string, known []string) string {
 	}
 	best, dist := "", -1
 	for _, c := range adi.Closest(word, known) {
-		if d := distance(word, c); dist < 0 || d < dist {
+		if d := adi.EditDistance(word, c); dist < 0 || d < dist {
 			best, dist = c, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
 
 // UnknownFlag is the one line for a flag the command does not take, naming the closest flag it

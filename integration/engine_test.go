@@ -19,13 +19,17 @@ import (
 	"github.com/adi-bridge/adi/internal/faces"
 )
 
-// workdir returns a fresh directory holding orders.py and the named testdata/engine files.
+// workdir returns a fresh directory holding orders.py and the named files: testdata/engine's, or
+// the probe's unit-test fixtures (programs both test suites run, kept once).
 func workdir(t *testing.T, files ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "orders.py"), examples.Orders, 0o644))
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join("testdata", "engine", f))
+		if os.IsNotExist(err) {
+			b, err = os.ReadFile(filepath.Join("..", "probe", "python", "tests", "fixtures", f))
+		}
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
 	}

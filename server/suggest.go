@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/adi-bridge/adi/adi"
+
 	"sort"
 	"strings"
 )
@@ -38,8 +40,8 @@ func closeMethods(name string) []string {
 	}
 	var cs []cand
 	for n := range methods {
-		d := distance(want, norm(n))
-		if full := distance(strings.ToLower(name), n); full < d {
+		d := adi.EditDistance(want, norm(n))
+		if full := adi.EditDistance(strings.ToLower(name), n); full < d {
 			d = full
 		}
 		if d <= 2 || (len(want) >= 4 && strings.Contains(norm(n), want)) {
@@ -57,25 +59,4 @@ func closeMethods(name string) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
