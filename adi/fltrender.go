@@ -44,27 +44,23 @@ func (o TextOptions) watched(name string) bool {
 
 // watchedArgs keeps the watched arguments.
 func (o TextOptions) watchedArgs(args []Arg) []Arg {
-	if len(o.Watch) == 0 {
-		return args
-	}
-	var out []Arg
-	for _, a := range args {
-		if o.watched(a.Name) {
-			out = append(out, a)
-		}
-	}
-	return out
+	return keepWatched(o, args, func(a Arg) string { return a.Name })
 }
 
 // watchedChanges keeps the changes of watched variables.
 func (o TextOptions) watchedChanges(cs []Change) []Change {
+	return keepWatched(o, cs, func(c Change) string { return c.Name })
+}
+
+// keepWatched keeps the items whose variable (name) is watched; all of them without --full-watch.
+func keepWatched[T any](o TextOptions, items []T, name func(T) string) []T {
 	if len(o.Watch) == 0 {
-		return cs
+		return items
 	}
-	var out []Change
-	for _, c := range cs {
-		if o.watched(c.Name) {
-			out = append(out, c)
+	var out []T
+	for _, it := range items {
+		if o.watched(name(it)) {
+			out = append(out, it)
 		}
 	}
 	return out
