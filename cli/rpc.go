@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/adi-bridge/adi/internal/faces"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -156,7 +158,7 @@ func (c *rpcClient) cancelRemote(method, id string) error {
 	if _, err := other.post(ctx, body); err != nil {
 		return fmt.Errorf("adi: interrupted; could not cancel %s in the daemon (%w), which finishes it on its own", method, err)
 	}
-	return interrupted{fmt.Errorf("adi: interrupted: %s was cancelled; the runs it started were ended and the session is still usable", method)}
+	return interrupted{fmt.Errorf("adi: interrupted: %s was cancelled; the runs it started were ended and the session is still usable", faces.CLI.Name(method, ""))}
 }
 
 // interrupted marks err as ErrInterrupted without changing its text.

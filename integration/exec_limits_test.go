@@ -116,7 +116,7 @@ func TestExecCancelCLI(t *testing.T) {
 	require.True(t, errors.As(err, &ee), "adi exec ends with a status: %v", err)
 	assert.Equal(t, 130, ee.ExitCode())
 	assert.Equal(t, "", out.String())
-	assert.Equal(t, "adi: interrupted: adi.execute was cancelled; the runs it started were ended and the session is still usable\n", errb.String())
+	assert.Equal(t, "adi: interrupted: adi exec was cancelled; the runs it started were ended and the session is still usable\n", errb.String())
 	requireNoMarked(t, mark, daemon)
 
 	res = r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")

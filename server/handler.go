@@ -210,7 +210,7 @@ func (h *Handler) call(caller context.Context, name string, raw json.RawMessage,
 
 // cancelledError is the answer to a call its client cancelled.
 func cancelledError(name string) *Error {
-	return newError(CodeCancelled, "%s was cancelled by the client; the runs it started were ended and the session is still usable", name)
+	return newError(CodeCancelled, "%s was cancelled by the client; the runs it started were ended and the session is still usable", faces.Cmd(name))
 }
 
 // afterAnswer runs what a method asked to happen once its answer is sent (queued on a WebSocket,
