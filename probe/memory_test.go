@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // BenchmarkReadMemory measures how much memory a read recording keeps: the live Go heap that
@@ -38,6 +40,7 @@ func BenchmarkReadMemory(b *testing.B) {
 			b.ReportMetric(float64(m.LiveBytes)/float64(max(m.Frames, 1)), "live-B/frame")
 			b.ReportMetric(float64(m.DiskBytes), "disk-B")
 			b.ReportMetric(float64(m.LiveBytes)/float64(max(m.DiskBytes, 1)), "live/disk")
+			b.ReportMetric(float64(m.PeakBytes), "peak-B")
 			b.Logf("%s: %d frames, %d FLTs, live heap %d B (%.0f B/frame), on disk %d B", dir, m.Frames,
 				m.FLTs, m.LiveBytes, float64(m.LiveBytes)/float64(max(m.Frames, 1)), m.DiskBytes)
 		})
@@ -48,6 +51,7 @@ func BenchmarkReadMemory(b *testing.B) {
 type ReadMemory struct {
 	Frames, FLTs int
 	LiveBytes    int64 // live heap the read recording holds
+	PeakBytes    int64 // the heap's largest size during the read (objects live or not yet swept)
 	DiskBytes    int64 // calls.bin + flt.bin
 }
 
@@ -68,7 +72,10 @@ func MeasureRead(dir string) (ReadMemory, error) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	stop, peak := samplePeak()
 	rec, err := Read(dir)
+	close(stop)
+	m.PeakBytes = <-peak - int64(before.HeapAlloc)
 	if err != nil {
 		return m, err
 	}
@@ -78,6 +85,29 @@ func MeasureRead(dir string) (ReadMemory, error) {
 	m.LiveBytes = int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	runtime.KeepAlive(rec)
 	return m, nil
+}
+
+// samplePeak samples the heap's size (its objects, live or not yet swept: what the collector
+// lets grow to its goal) every 100µs until stop is closed, then sends the largest.
+func samplePeak() (stop chan struct{}, peak chan int64) {
+	stop, peak = make(chan struct{}), make(chan int64, 1)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var most int64
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			most = max(most, int64(s[0].Value.Uint64()))
+			select {
+			case <-stop:
+				peak <- most
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return stop, peak
 }
 
 // BenchmarkRead times Read of the run directories in ADI_MEM_RUNS (see BenchmarkReadMemory).
