@@ -1,12 +1,18 @@
 package probe
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkReadMemory measures how much memory a read recording keeps: the live Go heap that
@@ -126,4 +132,58 @@ func BenchmarkRead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestReadAllocatesLittle reads a generated recording of 20,000 calls of a few functions whose
+// arguments repeat (as T's summarised reprs do) and checks what the decoded records hold until T
+// is built (the read's peak holds them and T): at most 1.4 times the recording's size on disk (a
+// read that kept a copy of each record's reprs held 1.85 times it); and that the read allocates at
+// most 10 times that size in all (11.2 times before).
+func TestReadAllocatesLittle(t *testing.T) {
+	const calls = 20000
+	var b strings.Builder
+	b.WriteString(`[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["code",1,"t:f","/p/t.py",3,["x","y"]],["code",2,"t:g","/p/t.py",9,["self"]]]` + "\n")
+	for i := 1; i < calls; i++ {
+		if i%1000 == 1 {
+			b.WriteString("[")
+		} else {
+			b.WriteString(",")
+		}
+		if i%2 == 1 {
+			fmt.Fprintf(&b, `["callret",%d,1,0,0,7,[%d,"'<Add, not rendered>'"],"#%016d","%d"]`, i, i%7, i%5, i)
+		} else {
+			fmt.Fprintf(&b, `["callret",%d,2,%d,0,4,["<Poly object at 0x7f%d>"],null,"None"]`, i, i-1, i%3)
+		}
+		if i%1000 == 0 || i == calls-1 {
+			b.WriteString("]\n")
+		}
+	}
+	b.WriteString(`[["call",0,0,-1,0,0,[],null]]` + "\n")
+	bin := callsBin(t, b.String())
+	dir := writeFiles(t, map[string]string{CallsFile: bin,
+		ResultFile: fmt.Sprintf(`{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":%d}`, calls)})
+	if _, err := Read(dir); err != nil { // what any read allocates once per process
+		t.Fatal(err)
+	}
+	var before, decoded, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	tail := NewTail(dir)
+	tail.Poll() // every record decoded, T not built yet: what the read's peak holds
+	runtime.GC()
+	runtime.ReadMemStats(&decoded)
+	rec, err := tail.Finish()
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.Equal(t, calls, rec.Trace.Len())
+	f := rec.Trace.Frame(3)
+	assert.Same(t, f.Arguments, rec.Trace.Frame(3+2*35).Arguments, "equal argument lists are shared")
+	assert.Equal(t, []adi.Arg{{Name: "x", Value: "3"}, {Name: "y", Value: "'<Add, not rendered>'"}}, f.Args)
+	held := decoded.HeapAlloc - before.HeapAlloc
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d calls, %d bytes on disk; decoded records hold %d bytes (%.2fx), the read allocates %d (%.1fx)", calls,
+		len(bin), held, float64(held)/float64(len(bin)), allocated, float64(allocated)/float64(len(bin)))
+	assert.LessOrEqual(t, held, uint64(len(bin))*7/5, "heap held by the decoded records")
+	assert.LessOrEqual(t, allocated, uint64(10*len(bin)), "bytes allocated by the read")
+	runtime.KeepAlive(tail)
 }
