@@ -1,10 +1,18 @@
 package probe
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkReadMemory measures how much memory a read recording keeps: the live Go heap that
@@ -38,6 +46,7 @@ func BenchmarkReadMemory(b *testing.B) {
 			b.ReportMetric(float64(m.LiveBytes)/float64(max(m.Frames, 1)), "live-B/frame")
 			b.ReportMetric(float64(m.DiskBytes), "disk-B")
 			b.ReportMetric(float64(m.LiveBytes)/float64(max(m.DiskBytes, 1)), "live/disk")
+			b.ReportMetric(float64(m.PeakBytes), "peak-B")
 			b.Logf("%s: %d frames, %d FLTs, live heap %d B (%.0f B/frame), on disk %d B", dir, m.Frames,
 				m.FLTs, m.LiveBytes, float64(m.LiveBytes)/float64(max(m.Frames, 1)), m.DiskBytes)
 		})
@@ -48,6 +57,7 @@ func BenchmarkReadMemory(b *testing.B) {
 type ReadMemory struct {
 	Frames, FLTs int
 	LiveBytes    int64 // live heap the read recording holds
+	PeakBytes    int64 // the heap's largest size during the read (objects live or not yet swept)
 	DiskBytes    int64 // calls.bin + flt.bin
 }
 
@@ -68,7 +78,10 @@ func MeasureRead(dir string) (ReadMemory, error) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	stop, peak := samplePeak()
 	rec, err := Read(dir)
+	close(stop)
+	m.PeakBytes = <-peak - int64(before.HeapAlloc)
 	if err != nil {
 		return m, err
 	}
@@ -78,6 +91,29 @@ func MeasureRead(dir string) (ReadMemory, error) {
 	m.LiveBytes = int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	runtime.KeepAlive(rec)
 	return m, nil
+}
+
+// samplePeak samples the heap's size (its objects, live or not yet swept: what the collector
+// lets grow to its goal) every 100µs until stop is closed, then sends the largest.
+func samplePeak() (stop chan struct{}, peak chan int64) {
+	stop, peak = make(chan struct{}), make(chan int64, 1)
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var most int64
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			most = max(most, int64(s[0].Value.Uint64()))
+			select {
+			case <-stop:
+				peak <- most
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return stop, peak
 }
 
 // BenchmarkRead times Read of the run directories in ADI_MEM_RUNS (see BenchmarkReadMemory).
@@ -96,4 +132,58 @@ func BenchmarkRead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestReadAllocatesLittle reads a generated recording of 20,000 calls of a few functions whose
+// arguments repeat (as T's summarised reprs do) and checks what the decoded records hold until T
+// is built (the read's peak holds them and T): at most 1.4 times the recording's size on disk (a
+// read that kept a copy of each record's reprs held 1.85 times it); and that the read allocates at
+// most 10 times that size in all (11.2 times before).
+func TestReadAllocatesLittle(t *testing.T) {
+	const calls = 20000
+	var b strings.Builder
+	b.WriteString(`[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["code",1,"t:f","/p/t.py",3,["x","y"]],["code",2,"t:g","/p/t.py",9,["self"]]]` + "\n")
+	for i := 1; i < calls; i++ {
+		if i%1000 == 1 {
+			b.WriteString("[")
+		} else {
+			b.WriteString(",")
+		}
+		if i%2 == 1 {
+			fmt.Fprintf(&b, `["callret",%d,1,0,0,7,[%d,"'<Add, not rendered>'"],"#%016d","%d"]`, i, i%7, i%5, i)
+		} else {
+			fmt.Fprintf(&b, `["callret",%d,2,%d,0,4,["<Poly object at 0x7f%d>"],null,"None"]`, i, i-1, i%3)
+		}
+		if i%1000 == 0 || i == calls-1 {
+			b.WriteString("]\n")
+		}
+	}
+	b.WriteString(`[["call",0,0,-1,0,0,[],null]]` + "\n")
+	bin := callsBin(t, b.String())
+	dir := writeFiles(t, map[string]string{CallsFile: bin,
+		ResultFile: fmt.Sprintf(`{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":%d}`, calls)})
+	if _, err := Read(dir); err != nil { // what any read allocates once per process
+		t.Fatal(err)
+	}
+	var before, decoded, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	tail := NewTail(dir)
+	tail.Poll() // every record decoded, T not built yet: what the read's peak holds
+	runtime.GC()
+	runtime.ReadMemStats(&decoded)
+	rec, err := tail.Finish()
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.Equal(t, calls, rec.Trace.Len())
+	f := rec.Trace.Frame(3)
+	assert.Same(t, f.Arguments, rec.Trace.Frame(3+2*35).Arguments, "equal argument lists are shared")
+	assert.Equal(t, []adi.Arg{{Name: "x", Value: "3"}, {Name: "y", Value: "'<Add, not rendered>'"}}, f.Args)
+	held := decoded.HeapAlloc - before.HeapAlloc
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%d calls, %d bytes on disk; decoded records hold %d bytes (%.2fx), the read allocates %d (%.1fx)", calls,
+		len(bin), held, float64(held)/float64(len(bin)), allocated, float64(allocated)/float64(len(bin)))
+	assert.LessOrEqual(t, held, uint64(len(bin))*7/5, "heap held by the decoded records")
+	assert.LessOrEqual(t, allocated, uint64(10*len(bin)), "bytes allocated by the read")
+	runtime.KeepAlive(tail)
 }

@@ -199,6 +199,7 @@ func (t *Tail) read(keep bool) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.d.args.unnamed = d.args.unnamed // named once: the next snapshot's T shares them
 	tr := d.trace
 	// a run the probe stopped wrote all it recorded: it is cut, not partial (the bridge notes why)
 	tr.Partial = res == nil || (!res.Complete && res.Stopped == "") || cut || gap
@@ -377,21 +378,28 @@ type code struct {
 type decoder struct {
 	codes  map[int]*code
 	trace  *adi.Trace
-	codeOf []int // code id of each frame
+	codeOf []int32 // code id of each frame
 	strs   *interner
 
-	calls    []call    // call/callret/callexc records, in file order
+	calls    []call    // call/callret/callexc/made records, in file order
 	outcomes []outcome // ret/exc/yield records, in file order
+
+	args    argTable
+	scratch []string // the reprs of the call record being decoded
+	fpBuf   []byte   // the "=" fingerprint of the call record being decoded
 }
 
-// call is one invocation as a call record describes it, before it is placed in T.
+// call is one invocation as a call record describes it, before it is placed in T. A read keeps
+// one for every record of calls.bin until T is built, so it is kept small (56 bytes): its
+// numbers are int32 (as in a Frame) and its arguments are the Arguments its frame will hold,
+// shared with every record of the same code, reprs and fingerprint (see argTable).
 type call struct {
-	idx, cid, caller, tid, line int
-	args                        []string
-	fp                          string
-	status                      adi.Status
-	ret                         string
-	exc                         *adi.Exception
+	idx, cid, caller, line int32
+	tid                    uint16
+	status                 adi.Status
+	args                   *adi.Arguments
+	ret                    string
+	exc                    *adi.Exception
 }
 
 // outcome is a ret, exc or yield record of an invocation written earlier as an open call.
@@ -400,6 +408,151 @@ type outcome struct {
 	idx int
 	ret string
 	exc *adi.Exception
+}
+
+// argTable shares the Arguments of the call records that have the same code, reprs and
+// fingerprint: T renders the arguments of a function's first calls only and summarises the
+// others ("<Add, not rendered>"), so most argument lists repeat (7,967 distinct ones for 222,728
+// calls of sympy's factor). Each distinct list is made once, as its first record is decoded, so
+// that a read holds one copy of it rather than one per record until T is built. Frames'
+// Arguments are never written after Read, which makes sharing them safe.
+//
+// The Args and Arguments it makes are cut from chunks of its own (one allocation for many lists).
+type argTable struct {
+	first   map[uint64]argList // hash of code, reprs and fingerprint -> the first list with them
+	unnamed []argList          // lists whose code had no code record yet: build names them
+	args    []adi.Arg          // the free end of the current chunk of Args
+	lists   []adi.Arguments    // the free end of the current chunk of Arguments
+	h       maphash.Hash
+}
+
+// argList is one distinct argument list and the code id it was read for.
+type argList struct {
+	cid int32
+	a   *adi.Arguments
+}
+
+// The chunks of an argTable: argChunk Args (longer lists get an allocation of their own) and
+// listChunk Arguments at a time.
+const (
+	argChunk  = 1024
+	listChunk = 256
+)
+
+// get returns the shared Arguments of code cid with the reprs vals and fingerprint fp, named by
+// argnames (nil: the code is not known yet; build names them).
+func (t *argTable) get(cid int32, vals []string, fp string, argnames []string, known bool) *adi.Arguments {
+	if t.first == nil {
+		t.first = make(map[uint64]argList)
+	}
+	t.h.Reset()
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(cid))
+	t.h.Write(b[:])
+	for _, v := range vals {
+		t.h.WriteString(v)
+		t.h.WriteByte(0)
+	}
+	t.h.WriteString(fp)
+	sum := t.h.Sum64()
+	l, seen := t.first[sum]
+	if seen && l.cid == cid && l.a.ArgsFP == fp && sameValues(l.a.Args, vals) {
+		return l.a
+	}
+	if len(t.lists) == 0 {
+		t.lists = make([]adi.Arguments, listChunk)
+	}
+	a := &t.lists[0]
+	t.lists = t.lists[1:]
+	a.ArgsFP = fp
+	switch n := len(vals); {
+	case n == 0:
+	case n > argChunk/16:
+		a.Args = make([]adi.Arg, n)
+	default:
+		if len(t.args) < n {
+			t.args = make([]adi.Arg, argChunk)
+		}
+		a.Args, t.args = t.args[:n:n], t.args[n:]
+	}
+	for i, v := range vals {
+		a.Args[i].Value = v
+	}
+	if known {
+		nameArgs(a, argnames)
+	} else {
+		t.unnamed = append(t.unnamed, argList{cid, a})
+	}
+	if !seen { // a list whose hash another list has is made for each of its records
+		t.first[sum] = argList{cid, a}
+	}
+	return a
+}
+
+// sameValues reports whether args holds the reprs vals.
+func sameValues(args []adi.Arg, vals []string) bool {
+	if len(args) != len(vals) {
+		return false
+	}
+	for i := range args {
+		if args[i].Value != vals[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// nameArgs names a's arguments after its code's parameters (arguments past them keep no name).
+func nameArgs(a *adi.Arguments, argnames []string) {
+	for i := range a.Args {
+		if i < len(argnames) {
+			a.Args[i].Name = argnames[i]
+		}
+	}
+}
+
+// int32Field returns n bounded to the int32 range: an id or a line outside it is corrupt, and
+// the bound keeps it one (an idx or caller past every frame).
+func int32Field(n int) int32 {
+	return int32(min(max(n, math.MinInt32), math.MaxInt32))
+}
+
+// callArgs returns the Arguments of a call record of code cid: the values items (reprs) and the
+// record's fingerprint field fp.
+func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error) {
+	d.scratch = d.scratch[:0]
+	for _, it := range items {
+		s, err := reprOf(it)
+		if err != nil {
+			return nil, fmt.Errorf("field 6: %w", err)
+		}
+		d.scratch = append(d.scratch, s)
+	}
+	var fps string
+	switch fp := fp.(type) {
+	case nil: // "=" and the reprs: the arguments are short exact scalars
+		d.fpBuf = append(d.fpBuf[:0], '=')
+		for i, v := range d.scratch {
+			if i > 0 {
+				d.fpBuf = append(d.fpBuf, ", "...)
+			}
+			d.fpBuf = append(d.fpBuf, v...)
+		}
+		fps = d.strs.bytes(d.fpBuf)
+	case string:
+		fps = fp
+	case []byte: // the probe's marshalled canonical tokens
+		var b [17]byte
+		fps = d.strs.bytes(fpBytes(&b, fp))
+	default:
+		return nil, fmt.Errorf("field 7: fingerprint of type %T", fp)
+	}
+	cd := d.codes[cid]
+	var names []string
+	if cd != nil {
+		names = cd.argnames
+	}
+	return d.args.get(int32Field(cid), d.scratch, fps, names, cd != nil), nil
 }
 
 func (d *decoder) callRecord(tag string, rec []any) error {
@@ -429,46 +582,51 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			t.Threads = append(t.Threads, "")
 		}
 		t.Threads[tid] = name
-	case "made":
-		// a generator or coroutine numbered at its creation (3.12+); the call record its first
-		// start writes replaces this one, and without one it never started
-		d.calls = append(d.calls, call{status: adi.NotStarted})
-		c := &d.calls[len(d.calls)-1]
-		if err := values(rec, &c.idx, &c.cid, &c.caller, &c.tid, &c.line); err != nil {
+	case "made", "call", "callret", "callexc":
+		// "made": a generator or coroutine numbered at its creation (3.12+); the call record its
+		// first start writes replaces this one, and without one it never started
+		// read without values, whose pointers escape: a call record is most of a recording
+		want := 7 // idx, cid, caller, tid, line, reprs, fingerprint
+		if tag == "made" {
+			want = 5
+		}
+		if len(rec) < want {
+			return fmt.Errorf("has %d fields, want %d", len(rec), want)
+		}
+		var n [5]int
+		for i := range n {
+			v, ok := rec[i].(int64)
+			if !ok {
+				return fmt.Errorf("field %d: unexpected %T", i+1, rec[i])
+			}
+			n[i] = int(v)
+		}
+		idx, cid, caller, tid, line := n[0], n[1], n[2], n[3], n[4]
+		var vals, fp any
+		if tag != "made" {
+			vals, fp = rec[5], rec[6]
+		}
+		var ok bool
+		if idx < 0 || idx > math.MaxInt32 {
+			return fmt.Errorf("invocation %d out of range", idx)
+		}
+		if tid < 0 || tid >= maxThreads {
+			return fmt.Errorf("thread id %d out of range", tid)
+		}
+		c := call{idx: int32(idx), cid: int32Field(cid), caller: int32Field(caller), line: int32Field(line),
+			tid: uint16(tid), status: adi.Unfinished}
+		var items []any
+		if tag == "made" {
+			c.status = adi.NotStarted
+			fp = d.strs.str("=")
+		} else if items, ok = vals.([]any); !ok {
+			return fmt.Errorf("field 6: unexpected %T", vals)
+		}
+		args, err := d.callArgs(cid, items, fp)
+		if err != nil {
 			return err
 		}
-		if c.idx < 0 || c.idx > math.MaxInt32 {
-			return fmt.Errorf("invocation %d out of range", c.idx)
-		}
-		if c.tid < 0 || c.tid >= maxThreads {
-			return fmt.Errorf("thread id %d out of range", c.tid)
-		}
-		c.fp = d.strs.str("=")
-	case "call", "callret", "callexc":
-		// decoded in place (an error ends the whole read, so a half-decoded slot is never used)
-		d.calls = append(d.calls, call{status: adi.Unfinished})
-		c := &d.calls[len(d.calls)-1]
-		var fp any
-		if err := values(rec, &c.idx, &c.cid, &c.caller, &c.tid, &c.line, &c.args, &fp); err != nil {
-			return err
-		}
-		if c.idx < 0 || c.idx > math.MaxInt32 {
-			return fmt.Errorf("invocation %d out of range", c.idx)
-		}
-		if c.tid < 0 || c.tid >= maxThreads {
-			return fmt.Errorf("thread id %d out of range", c.tid)
-		}
-		switch fp := fp.(type) {
-		case nil: // "=" and the reprs: the arguments are short exact scalars
-			c.fp = d.strs.str("=" + strings.Join(c.args, ", "))
-		case string:
-			c.fp = fp
-		case []byte: // the probe's marshalled canonical tokens
-			var b [17]byte
-			c.fp = d.strs.bytes(fpBytes(&b, fp))
-		default:
-			return fmt.Errorf("field 7: fingerprint of type %T", fp)
-		}
+		c.args = args
 		switch tag {
 		case "callret":
 			if err := values(rec[7:], repr(&c.ret)); err != nil {
@@ -482,6 +640,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			}
 			c.status, c.exc = adi.Raised, exc
 		}
+		d.calls = append(d.calls, c)
 	case "ret":
 		o := outcome{tag: tag}
 		if err := values(rec, &o.idx, repr(&o.ret)); err != nil {
@@ -618,13 +777,13 @@ func (d *decoder) build() (gap bool, err error) {
 	t := d.trace
 	maxIdx := -1
 	for i := range d.calls {
-		maxIdx = max(maxIdx, d.calls[i].idx)
+		maxIdx = max(maxIdx, int(d.calls[i].idx))
 	}
 	// with k records, a T without gaps has idx 0..k-1 at most (fewer when some are duplicates)
-	byIdx := make([]int, min(len(d.calls), maxIdx+1)) // idx -> position in d.calls + 1 (0: none)
+	byIdx := make([]int32, min(len(d.calls), maxIdx+1)) // idx -> position in d.calls + 1 (0: none)
 	for i := range d.calls {
 		c := &d.calls[i]
-		if c.idx >= len(byIdx) {
+		if int(c.idx) >= len(byIdx) {
 			continue
 		}
 		if p := byIdx[c.idx]; p > 0 {
@@ -637,7 +796,7 @@ func (d *decoder) build() (gap bool, err error) {
 			}
 			continue
 		}
-		byIdx[c.idx] = i + 1
+		byIdx[c.idx] = int32(i + 1)
 	}
 	n := len(byIdx)
 	for k, p := range byIdx {
@@ -647,48 +806,40 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 	}
 	gap = maxIdx >= n
-	t.Frames = make([]adi.Frame, 0, n)
-	d.codeOf = make([]int, 0, n)
-	same, lists, nargs := d.sameArgs(byIdx[:n])
-	slab := make([]adi.Arg, nargs)           // the Args of every distinct list, in one allocation
-	argLists := make([]adi.Arguments, lists) // and every distinct list, in another
-	counts := map[string]int{}
+	// the lists read before their code's record are named now that it is known (a new slice: a
+	// Snapshot's decoder shares the old one's backing with the Tail's)
+	var unnamed []argList
+	for _, l := range d.args.unnamed {
+		if cd := d.codes[int(l.cid)]; cd != nil {
+			nameArgs(l.a, cd.argnames)
+		} else {
+			unnamed = append(unnamed, l)
+		}
+	}
+	d.args.unnamed = unnamed
+	t.Frames = make([]adi.Frame, n)
+	d.codeOf = make([]int32, n)
+	counts := map[string]int32{}
 	for idx := 0; idx < n; idx++ {
 		c := &d.calls[byIdx[idx]-1]
-		cd := d.codes[c.cid]
+		cd := d.codes[int(c.cid)]
 		if cd == nil {
 			return false, fmt.Errorf("probe output: invocation %d of unknown code %d", idx, c.cid)
 		}
-		if c.caller >= idx || c.caller < -1 {
+		if int(c.caller) >= idx || c.caller < -1 {
 			return false, fmt.Errorf("probe output: invocation %d has caller %d", idx, c.caller)
 		}
 		counts[cd.fn]++
-		f := adi.Frame{
-			Index: int32(idx), N: int32(counts[cd.fn]), Caller: int32(c.caller), Thread: uint16(c.tid),
-			Code: cd.def, CallLine: int32(c.line), Status: c.status,
+		f := &t.Frames[idx]
+		*f = adi.Frame{
+			Index: int32(idx), N: counts[cd.fn], Caller: c.caller, Thread: c.tid,
+			Code: cd.def, Arguments: c.args, CallLine: c.line, Status: c.status,
 			Return: c.ret, Exception: c.exc,
 		}
 		if c.caller >= 0 {
 			f.Depth = t.Frames[c.caller].Depth + 1
 		}
-		if j := same[idx]; j >= 0 {
-			f.Arguments = t.Frames[j].Arguments
-			t.Frames = append(t.Frames, f)
-			d.codeOf = append(d.codeOf, c.cid)
-			continue
-		}
-		f.Arguments, argLists = &argLists[0], argLists[1:]
-		f.ArgsFP = c.fp
-		f.Args, slab = slab[:len(c.args):len(c.args)], slab[len(c.args):]
-		for i, v := range c.args {
-			name := ""
-			if i < len(cd.argnames) {
-				name = cd.argnames[i]
-			}
-			f.Args[i] = adi.Arg{Name: name, Value: v}
-		}
-		t.Frames = append(t.Frames, f)
-		d.codeOf = append(d.codeOf, c.cid)
+		d.codeOf[idx] = c.cid
 	}
 	d.calls = nil
 	for _, o := range d.outcomes {
@@ -707,44 +858,6 @@ func (d *decoder) build() (gap bool, err error) {
 	}
 	d.outcomes = nil
 	return gap, nil
-}
-
-// sameArgs finds the invocations whose arguments are those of an earlier invocation of the same
-// code (same names, same reprs, same fingerprint), which share that invocation's Arguments
-// instead of a copy: T renders the arguments of a function's first calls only and summarises the
-// others ("<Add, not rendered>"), so most argument lists repeat (7,967 distinct ones for 222,728
-// calls of sympy's factor). same[idx] is the earlier invocation, or -1; lists counts the others
-// and nargs their arguments. Frames' Arguments are never written after Read, which makes sharing
-// them safe.
-func (d *decoder) sameArgs(byIdx []int) (same []int32, lists, nargs int) {
-	same = make([]int32, len(byIdx))
-	first := make(map[uint64]int32) // hash of code, reprs and fingerprint -> first invocation with them
-	var h maphash.Hash
-	for idx, p := range byIdx {
-		c := &d.calls[p-1]
-		same[idx] = -1
-		h.Reset()
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], uint64(c.cid))
-		h.Write(b[:])
-		for _, v := range c.args {
-			h.WriteString(v)
-			h.WriteByte(0)
-		}
-		h.WriteString(c.fp)
-		sum := h.Sum64()
-		if j, ok := first[sum]; ok {
-			if o := &d.calls[byIdx[j]-1]; o.cid == c.cid && o.fp == c.fp && slices.Equal(o.args, c.args) {
-				same[idx] = j
-				continue
-			}
-		} else {
-			first[sum] = int32(idx)
-		}
-		lists++
-		nargs += len(c.args)
-	}
-	return same, lists, nargs
 }
 
 type fltDecoder struct {
@@ -792,7 +905,7 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 			if err := values(rec[2:], &vals); err != nil {
 				return err
 			}
-			names := fd.d.codes[fd.d.codeOf[idx]].argnames
+			names := fd.d.codes[int(fd.d.codeOf[idx])].argnames
 			flt.Args = make([]adi.Arg, len(vals))
 			for i, v := range vals {
 				if i < len(names) {
@@ -815,7 +928,7 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 			}
 			return fmt.Errorf("step of invocation %d before its begin", idx)
 		}
-		st := adi.Step{Line: line, Stmt: fd.stmts[fd.d.codeOf[idx]][line]}
+		st := adi.Step{Line: line, Stmt: fd.stmts[int(fd.d.codeOf[idx])][line]}
 		if err := decodeStep(&st, changes, callees, loop, ev); err != nil {
 			return err
 		}
