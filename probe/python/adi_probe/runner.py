@@ -175,12 +175,8 @@ class Run:
                 return self.launch_failed("cannot run module %s: %s" % (what, exc))
             self.rec.main_code = code
             # the frames below the target's first one that python -m / python FILE does not have:
-            # target_mod.run's, and ours and our callers' but for runpy's _run_module_as_main;
-            # for a file, the exec() call too, which counts against the limit on 3.8-3.11
-            base = _depth(sys._getframe())
-            if spec is None:
-                base += 1 + (sys.version_info < (3, 12))
-            self.rec.guard.install(base)
+            # target_mod.run's, and ours and our callers' but for runpy's _run_module_as_main
+            self.rec.guard.install(_depth(sys._getframe()) + (0 if spec is not None else 1))
             target_mod.run(code, spec, main)
         except SystemExit as exc:
             return self._system_exit(exc)
