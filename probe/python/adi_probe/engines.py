@@ -70,10 +70,16 @@ class TraceEngine:
         sys.settrace = self._settrace
         sys.gettrace = self._gettrace
         threading.settrace = self._thread_settrace
+        if self.rec.guard is not None:  # (depth.py: put back after a RecursionError it raised)
+            self.rec.guard.rearm_trace = self._rearm
         if hasattr(threading, "gettrace"):  # 3.10+
             self._real_thread_gettrace = threading.gettrace
             threading.gettrace = self._thread_gettrace
         self._real_settrace(hooks.call)
+
+    def _rearm(self, hooks):
+        if hooks.mode[0] is TRACE:
+            self._real_settrace(hooks.call)
 
     def _boot(self, frame, event, arg):
         """First event of a new thread: give it its own hooks."""
@@ -302,7 +308,7 @@ class MonitoringEngine:
             if stack:
                 e = stack[-1]
                 # before truncation every user frame is on the stack; after it, some are not
-                if e[E_INFO] is info and (rec.truncated is None or e[E_FRAME] is getframe(2)):
+                if e[E_INFO] is info and (not rec.check_frames or e[E_FRAME] is getframe(2)):
                     return h
             return None
 
@@ -318,7 +324,7 @@ class MonitoringEngine:
             if not stack:
                 return
             e = stack[-1]
-            if e[E_INFO] is not info or (rec.truncated is not None and e[E_FRAME] is not getframe(1)):
+            if e[E_INFO] is not info or (rec.check_frames and e[E_FRAME] is not getframe(1)):
                 return
             if not e[E_STATE]:
                 # fast path: a value returned by a frame with nothing else to do (see

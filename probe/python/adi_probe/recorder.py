@@ -222,7 +222,7 @@ class ThreadState:
 class Hooks:
     """The hook closures of one thread (see ``Recorder.thread_hooks``)."""
 
-    __slots__ = ("call", "local", "profile", "leave", "made", "set_mode", "mode", "ts")
+    __slots__ = ("call", "local", "profile", "leave", "made", "set_mode", "mode", "ts", "last")
 
 
 class Recorder:
@@ -240,6 +240,12 @@ class Recorder:
         self.limit = [cfg.max_calls]  # first idx that is not recorded
         self.stopped = [False]  # True once a limit stopped the recording of calls
         self.truncated = None
+        # len(stack) above which a call hook measures the new frame's depth (depth.RecursionGuard)
+        self.depth_zone = [1 << 62]
+        self.guard = None
+        # the monitoring engine's exit hooks check that the exiting frame is the top entry's
+        # (once calls are truncated, or once the guard refused a frame whose unwinding follows)
+        self.check_frames = False
         self.trunc_at = 0
         self.unrecorded_calls = 0
         self.divergence = None
@@ -404,6 +410,7 @@ class Recorder:
         stopped = self.stopped
         current = [mode]
         tid = ts.tid
+        zone = self.depth_zone
 
         def args(info, values):
             """The arguments' (reprs, fp): rendered for the first `render_calls` calls of a
@@ -418,6 +425,10 @@ class Recorder:
 
         def call(frame, event, arg, info=None, unmade=False):
             nonlocal tid
+            if len(stack) > zone[0]:  # near the recursion limit (depth.py)
+                exc = rec.guard.check(frame, hooks)
+                if exc is not None:
+                    raise exc
             if info is None:  # (sys.monitoring passes the CodeInfo it already looked up)
                 code = frame.f_code
                 info = codes_get(_id(code))
@@ -720,6 +731,7 @@ class Recorder:
         hooks.set_mode = set_mode
         hooks.mode = current
         hooks.ts = ts
+        hooks.last = None
         ts.hooks = hooks
         return hooks
 
@@ -795,6 +807,7 @@ class Recorder:
         """A call that is not recorded (past max_calls, or after max_bytes was reached)."""
         with self._lock:
             self.stopped[0] = True
+            self.check_frames = True
             if self.truncated is None:
                 self.truncated = "max_bytes" if self.out.over_limit else "max_calls"
                 self.trunc_at = idx

@@ -31,6 +31,7 @@ from . import config as config_mod
 from . import debugger
 from . import seeding
 from . import target as target_mod
+from .depth import RecursionGuard, _depth
 from .engines import EngineError, select as select_engine
 from .output import Output, write_result
 from .recorder import Recorder
@@ -81,6 +82,7 @@ class Run:
             self.engine = select_engine(self.rec)
         except EngineError as exc:
             return self.launch_failed(str(exc))
+        self.rec.guard = RecursionGuard(self.rec)
         self.started = time.perf_counter()
         self.engine.start()
         code = self._run(runnable)
@@ -126,6 +128,8 @@ class Run:
                 self.engine.stop()
             except Exception:
                 pass
+        if self.rec.guard is not None:
+            self.rec.guard.uninstall()
         rec = self.rec
         rec.finish_unfinished(closing=os_exit_code is None and self.stopped is None)
         rec.missing_expectations()
@@ -170,6 +174,9 @@ class Run:
                     raise
                 return self.launch_failed("cannot run module %s: %s" % (what, exc))
             self.rec.main_code = code
+            # the frames below the target's first one that python -m / python FILE does not have:
+            # target_mod.run's, and ours and our callers' but for runpy's _run_module_as_main
+            self.rec.guard.install(_depth(sys._getframe()) + (0 if spec is not None else 1))
             target_mod.run(code, spec, main)
         except SystemExit as exc:
             return self._system_exit(exc)

@@ -1,0 +1,26 @@
+package integration
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestEngineRecursionLimit records a program that recurses until RecursionError, catches it and
+// calls another function (issue 13, first part): the program reaches the depth it reaches under
+// plain python with python's own message, and the recording goes on after the error (probe test
+// test_recursion checks every engine and interpreter).
+func TestEngineRecursionLimit(t *testing.T) {
+	s := newSession(t, workdir(t, "recursion.py"), "python recursion.py")
+	assert.Equal(t, "Call tree of recursion:main#1 (depth 1, width 10):\n"+
+		"recursion:main#1() → None\n"+
+		"  recursion:depth#1() → 'maximum recursion depth exceeded'\n"+
+		"    … 1 call to down below the depth limit, 997 with their callees\n"+
+		"  recursion:reached#1() → 997\n"+
+		"    … 1 call to reached.<locals>.count below the depth limit, 997 with their callees\n"+
+		"  recursion:after#1(x=21) → 42\n",
+		do(t, s, "call-tree recursion:main#1 --depth 1").Text)
+	assert.Equal(t, "Call tree of recursion:down#997 (depth 1, width 10):\n"+
+		"recursion:down#997(n=996) → raised RecursionError: maximum recursion depth exceeded\n",
+		do(t, s, "call-tree recursion:down#997 --depth 1").Text)
+}
