@@ -467,6 +467,7 @@ func (t *argTable) get(cid int32, vals []string, fp string, argnames []string, k
 	a.ArgsFP = fp
 	switch n := len(vals); {
 	case n == 0:
+		a.Args = []adi.Arg{} // an invocation without arguments has an empty list (JSON [], not null)
 	case n > argChunk/16:
 		a.Args = make([]adi.Arg, n)
 	default:

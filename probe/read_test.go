@@ -53,6 +53,7 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, adi.Raised, f.Status)
 	assert.Equal(t, &adi.Exception{Type: "ValueError", Message: "bad x", Line: 4}, f.Exception)
 	assert.Equal(t, "=", tr.Frames[0].ArgsFP)
+	assert.Equal(t, []adi.Arg{}, tr.Frames[0].Args, "no arguments is an empty list: the API writes [], not null")
 	assert.Equal(t, "None", tr.Frames[0].Return)
 	assert.Equal(t, adi.Returned, tr.Frames[1].Status)
 	assert.Equal(t, "2", tr.Frames[1].Return)
