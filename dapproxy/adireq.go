@@ -101,7 +101,7 @@ func callADI(ctx context.Context, h *server.Handler, m *dap.Message, session str
 		return nil, adi.Errorf(errkind.Internal, "cannot encode the session id: %w", err)
 	}
 	params["session"] = sid
-	res, rerr := h.CallJSON(ctx, faces.WebSocket.ForMethod(method), method, params)
+	res, rerr := h.CallJSON(ctx, faces.WebSocket, method, params)
 	if rerr != nil {
 		return nil, rerr
 	}

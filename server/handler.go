@@ -222,9 +222,11 @@ func (h *Handler) afterAnswer() {
 }
 
 // CallJSON is Call with the result marshalled and its messages (the result's and an error's)
-// in the words of face, for in-process callers (the MCP server). Ending ctx cancels the call
+// in the words of face (adi.run's in the command language it takes: faces.ForMethod), for
+// in-process callers (the MCP server, the editor proxy). Ending ctx cancels the call
 // (CallContext).
 func (h *Handler) CallJSON(ctx context.Context, face faces.Face, name string, params any) (json.RawMessage, *Error) {
+	face = face.ForMethod(name)
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, newError(CodeInvalidParams, "%s: params cannot be encoded: %v", name, err)
