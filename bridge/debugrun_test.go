@@ -22,9 +22,7 @@ func TestDebugRunConsumePanicEndsTheRun(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { testHookEvent = nil })
-	a, conn := daptest.NewAdapter(t)
-	c := dap.NewClient(dap.NewConn(conn, conn, conn), nil)
-	t.Cleanup(func() { _ = c.Close() })
+	a, c := daptest.NewAdapterClient(t)
 	d := &debugRun{run: &Run{}, stdout: &capture{category: "stdout"}, stderr: &capture{category: "stderr"},
 		target: newTargetWatch(), log: hclog.NewNullLogger()}
 	p := dap.NewPump(c, d.hooks())

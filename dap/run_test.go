@@ -14,9 +14,7 @@ import (
 // Twenty stops in a row, with nobody receiving them while they come, all arrive in order: the
 // pump neither drops them nor waits for a reader (the exited event after them is still read).
 func TestPumpKeepsEveryStop(t *testing.T) {
-	a, conn := daptest.NewAdapter(t)
-	c := dap.NewClient(dap.NewConn(conn, conn, conn), nil)
-	t.Cleanup(func() { _ = c.Close() })
+	a, c := daptest.NewAdapterClient(t)
 	var outputs []string
 	p := dap.NewPump(c, dap.PumpHooks{Output: func(category, text string) { outputs = append(outputs, category+":"+text) }})
 	t.Cleanup(p.Close)

@@ -51,6 +51,15 @@ func NewAdapter(t testing.TB) (*Adapter, net.Conn) {
 	return a, theirs
 }
 
+// NewAdapterClient starts a fake adapter and a dap.Client connected to it, as adi's own runs talk
+// to debugpy's adapter. The test's cleanup closes both.
+func NewAdapterClient(t testing.TB) (*Adapter, *dap.Client) {
+	a, conn := NewAdapter(t)
+	c := dap.NewClient(dap.NewConn(conn, conn, conn), nil)
+	t.Cleanup(func() { _ = c.Close() })
+	return a, c
+}
+
 // Handle sets the handler of command.
 func (a *Adapter) Handle(command string, h Handler) {
 	a.mu.Lock()

@@ -23,9 +23,7 @@ func TestRunConsumePanicEndsTheRun(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { testHookEvent = nil })
-	a, conn := daptest.NewAdapter(t)
-	c := dap.NewClient(dap.NewConn(conn, conn, conn), nil)
-	t.Cleanup(func() { _ = c.Close() })
+	a, c := daptest.NewAdapterClient(t)
 	r := &run{c: c, finished: make(chan struct{}), exitCode: -1, waiters: map[string]chan struct{}{}, log: hclog.NewNullLogger()}
 	r.pump = dap.NewPump(c, r.hooks(nil))
 	r.ended = r.pump.Ended()
