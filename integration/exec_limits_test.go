@@ -85,9 +85,7 @@ func TestExecStatementTimeout(t *testing.T) {
 	assert.Equal(t, "adi: "+hangLimit("")+"\n", res.stderr)
 	requireNoMarked(t, mark, daemon)
 
-	res = r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")
-	assert.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, execAnswer, res.stdout)
+	requireExecAnswers(t, r)
 	assert.Equal(t, daemon, r.daemon().PID)
 }
 
@@ -119,9 +117,7 @@ func TestExecCancelCLI(t *testing.T) {
 	assert.Equal(t, "adi: interrupted: adi exec was cancelled; the runs it started were ended and the session is still usable\n", errb.String())
 	requireNoMarked(t, mark, daemon)
 
-	res = r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")
-	assert.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, execAnswer, res.stdout)
+	requireExecAnswers(t, r)
 	assert.Equal(t, daemon, r.daemon().PID)
 }
 
@@ -238,9 +234,7 @@ func TestNoDebugpyRefusedAtOnce(t *testing.T) {
 	res := r.run("call-tree", cmd)
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "t:f#1(x=1) → 4\n")
-	res = r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")
-	assert.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, execAnswer, res.stdout)
+	requireExecAnswers(t, r)
 
 	install := " has no debugpy, which %s needs (recording and exec do not); install it into that python (`" + py +
 		" -m pip install debugpy`), or for /usr/bin/python3 run `make deps` (Debian's python3-debugpy)\n"
@@ -253,7 +247,14 @@ func TestNoDebugpyRefusedAtOnce(t *testing.T) {
 	assert.Equal(t, 1, res.code)
 	assert.Equal(t, "adi: "+py+strings.Replace(install, "%s", "live mode", 1), res.stderr)
 
-	res = r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")
+	requireExecAnswers(t, r)
+}
+
+// requireExecAnswers checks that the session still answers an exec after a statement was stopped
+// or cancelled: the same answer as before it.
+func requireExecAnswers(t *testing.T, r *cliRun) {
+	t.Helper()
+	res := r.run("exec", "t.py:f#1", "-l", "7", "-s", "y")
 	assert.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, execAnswer, res.stdout)
 }
