@@ -50,11 +50,17 @@ func (s *Session) begin(ctx context.Context) (context.Context, func(), error) {
 // re-run, which also records the next breakpoint hits. A panic inside a command becomes an error
 // and leaves the session usable.
 func (s *Session) Do(ctx context.Context, cmd adi.Command, o adi.TextOptions) (ans *Answer, err error) {
+	if s.live != nil {
+		s.live.Sync(ctx) // the live program writes what its watches caught so far
+	}
 	ctx, end, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer end()
+	if err := s.refreshLive(); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("command panicked", "command", cmd.String(), "panic", r, "stack", string(debug.Stack()))
@@ -185,6 +191,10 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		j, err := s.frameOrCurrent(c.Frame)
 		if err != nil {
 			return nil, err
+		}
+		if t.Len() == 0 && s.isLive {
+			return nil, adi.NotFoundf("live session %s's watches caught nothing yet; watch a function (%s FUNC) and let the program call it (%s lists what was caught)",
+				s.ID, faces.Cmd("live.watch"), faces.Cmd("live.caught"))
 		}
 		if t.Len() == 0 {
 			return nil, adi.NotFoundf("the recording has no frames (%s); check the target's output", runSummary(s.base))

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"github.com/adi-bridge/adi/internal/faces"
 	"sort"
 
 	"github.com/adi-bridge/adi/adi"
@@ -33,6 +34,11 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 	}
 	if len(pending) == 0 {
 		return nil
+	}
+	if s.isLive {
+		return adi.BadInputf("a condition over the caught invocations (%s) needs a re-run, and live session %s's program cannot be re-run; "+
+			"watch with the condition instead (%s FUNC %s): the live program evaluates it at each call", pending[0].Cond, s.ID,
+			faces.Cmd("live.watch"), faces.Param("live.watch", "condition"))
 	}
 	run, err := s.record(ctx, "evaluate conditions", req)
 	if err != nil {

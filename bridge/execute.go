@@ -84,6 +84,11 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 		return nil, err
 	}
 	f := s.trace.Frames[j]
+	if s.isLive {
+		return nil, adi.BadInputf("exec runs a statement in a frame of a re-run, and %s ran in live session %s's program, which cannot be re-run "+
+			"(the invocation has returned; its FLT shows what it did); to run code in a frame of the live program, pause it there "+
+			"(%s) and use %s", f.FID(), s.ID, faces.Cmd("live.set_breakpoint"), faces.Cmd("live.interact"))
+	}
 	line, visit := c.Line, max(c.Visit, 1)
 	if c.Timeout < 0 {
 		return nil, adi.BadInputf("exec's timeout must be a whole number of seconds from 1 (got %d)", c.Timeout)

@@ -22,6 +22,10 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 	if f == nil {
 		return nil, adi.NotFoundf("no frame %d in the recording", j)
 	}
+	if s.isLive {
+		return nil, adi.NotFoundf("%s has no FLT: its watch recorded its call but not its statements (it started past the watch's "+
+			"step limit), and live session %s's program cannot be re-run; watch %s itself to record its next invocations", f.FID(), s.ID, f.FID().Func)
+	}
 	sel := append([]int{j}, s.nextHits(j, batchMax)...)
 	req := RunRequest{Light: true}
 	for _, k := range sel {

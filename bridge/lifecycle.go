@@ -58,7 +58,7 @@ func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Sessi
 	s := &Session{
 		ID: cfg.ID, Dir: cfg.Dir, Opts: opts, log: cfg.Log, prog: prog, target: tg, emit: cfg.Events,
 		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
-		created: time.Now(),
+		created: time.Now(), isLive: cfg.Live,
 	}
 	s.rn = &runner{prog: prog, dir: filepath.Join(cfg.Dir, "runs"), log: cfg.Log}
 	if err := writeJSON(filepath.Join(cfg.Dir, "session.json"), s.meta()); err != nil {
@@ -92,7 +92,7 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 	s := &Session{
 		ID: meta.ID, Dir: dir, Opts: meta.Options, log: log, prog: prog, target: tg, emit: events,
 		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
-		created: meta.Created,
+		created: meta.Created, isLive: meta.Live,
 	}
 	runsDir := filepath.Join(dir, "runs")
 	runs, err := listRuns(runsDir)
@@ -100,6 +100,10 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 		return nil, fmt.Errorf("session %s has no recording on disk", meta.ID)
 	}
 	s.rn = &runner{prog: prog, dir: runsDir, log: log, next: runs[len(runs)-1] + 1}
+	if s.isLive {
+		// each run of a live session is one process's watches: the last one is the recording
+		runs = runs[len(runs)-1:]
+	}
 	base, err := loadRun(filepath.Join(runsDir, fmt.Sprintf("%04d", runs[0])))
 	if err != nil {
 		return nil, err
@@ -147,6 +151,9 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 // Close marks the session closed and ends its processes: the run of a command in flight is
 // cancelled, and the run kept ready for the next exec (standby.go) is ended. Its data stays on disk.
 func (s *Session) Close() {
+	if s.live != nil {
+		s.live.Close()
+	}
 	s.stopMu.Lock()
 	if s.stop != nil {
 		s.stop()

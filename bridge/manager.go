@@ -63,9 +63,14 @@ type Manager struct {
 	nextSub  int
 	done     chan struct{}
 	stopOnce sync.Once
-	closing  int        // closes in progress (under mu); Shutdown waits for them
-	closed   *sync.Cond // signalled (on mu) when a close ends
+	closing  int               // closes in progress (under mu); Shutdown waits for them
+	closed   *sync.Cond        // signalled (on mu) when a close ends
+	gone     map[string]string // id → why it was closed (closed, expired), for messages
+	goneList []string          // ids in gone, oldest first (bounded by maxGone)
 }
+
+// maxGone bounds how many closed ids a Manager remembers the reason of.
+const maxGone = 256
 
 // NewManager returns a Manager over cfg.StateDir.
 func NewManager(cfg ManagerConfig) (*Manager, error) {
@@ -82,7 +87,7 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 	// Which interpreter has debugpy is remembered there too, for the next daemon's first command.
 	dap.SetInspectCacheDir(cfg.StateDir)
 	m := &Manager{cfg: cfg, log: cfg.Log, root: root, sessions: map[string]*Session{},
-		creating: map[string]bool{}, subs: map[int]func(Event){}, done: make(chan struct{})}
+		creating: map[string]bool{}, subs: map[int]func(Event){}, done: make(chan struct{}), gone: map[string]string{}}
 	m.closed = sync.NewCond(&m.mu)
 	if cfg.IdleTimeout > 0 {
 		go m.reapIdle()
@@ -158,8 +163,36 @@ func (m *Manager) add(id string, build func(id, dir string) (*Session, error)) (
 	}
 	m.mu.Lock()
 	m.sessions[id] = s
+	delete(m.gone, id)
 	m.mu.Unlock()
 	return s, nil
+}
+
+// Open returns the open session id, or nil (it never reopens one from disk).
+func (m *Manager) Open(id string) *Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sessions[id]
+}
+
+// Gone says why the session id was closed in this process (closed, expired, replaced), if it was.
+func (m *Manager) Gone(id string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	why, ok := m.gone[id]
+	return why, ok
+}
+
+// forget remembers why id is gone; m.mu is held.
+func (m *Manager) forget(id, why string) {
+	if _, ok := m.gone[id]; !ok {
+		m.goneList = append(m.goneList, id)
+	}
+	m.gone[id] = why
+	for len(m.goneList) > maxGone {
+		delete(m.gone, m.goneList[0])
+		m.goneList = m.goneList[1:]
+	}
 }
 
 // Get returns an open session, reopening it from disk when an earlier process left it there.
@@ -269,12 +302,16 @@ func diskInfo(dir string) (Info, bool) {
 
 // Close closes a session: its processes end (the run of a command in flight, and the run it keeps
 // ready for its next exec), its data stays on disk.
-func (m *Manager) Close(id string) error {
+func (m *Manager) Close(id string) error { return m.CloseWhy(id, "closed") }
+
+// CloseWhy closes a session as Close does and remembers why (for the messages about its id).
+func (m *Manager) CloseWhy(id, why string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[id]
 	delete(m.sessions, id)
 	if ok {
 		m.closing++
+		m.forget(id, why)
 	}
 	m.mu.Unlock()
 	if !ok {
@@ -313,7 +350,7 @@ func (m *Manager) Shutdown() {
 	}
 	m.mu.Unlock()
 	for _, id := range ids {
-		_ = m.Close(id)
+		_ = m.CloseWhy(id, "closed when the server stopped")
 	}
 	m.mu.Lock()
 	for m.closing > 0 {
@@ -325,6 +362,6 @@ func (m *Manager) Shutdown() {
 func (m *Manager) reapIdle() {
 	reaper.Run(m.done, m.cfg.IdleTimeout, &m.mu, m.sessions, func(id string) {
 		m.log.Info("closing idle session", "session", id)
-		_ = m.Close(id)
+		_ = m.CloseWhy(id, fmt.Sprintf("it expired after %s unused", m.cfg.IdleTimeout))
 	})
 }

@@ -23,10 +23,12 @@ type sessionMeta struct {
 	Dir     string    `json:"dir,omitempty"`
 	Python  string    `json:"python"`
 	Created time.Time `json:"created"`
+	// Live marks a live session: its runs are the processes its watches recorded, not re-runs.
+	Live bool `json:"live,omitempty"`
 }
 
 func (s *Session) meta() sessionMeta {
-	return sessionMeta{ID: s.ID, Options: s.Opts, Dir: s.prog.Dir, Python: s.prog.Python, Created: s.created}
+	return sessionMeta{ID: s.ID, Options: s.Opts, Dir: s.prog.Dir, Python: s.prog.Python, Created: s.created, Live: s.isLive}
 }
 
 // stateFile is state.json: Σ's B and i, and the condition results, so a restarted bridge resumes.

@@ -74,6 +74,13 @@ type Session struct {
 	sb       *standby
 	sbSeq    int
 	sbClosed bool
+
+	// live is the live part of a live session (live.go), set before the session is registered;
+	// isLive marks a live session also when reopened from disk without it. liveRec is where its
+	// current process writes (guarded by mu).
+	live    Live
+	isLive  bool
+	liveRec *liveRecording
 }
 
 // SessionConfig is what a session needs besides its Options.
@@ -82,6 +89,8 @@ type SessionConfig struct {
 	Dir    string // the session's own directory (created)
 	Log    hclog.Logger
 	Events func(Event) // may be nil
+	// Live makes a live session: its recording is what its live part's watches catch (live.go).
+	Live bool
 }
 
 // record runs the program under the probe alone and reports progress.
@@ -142,10 +151,9 @@ type Info struct {
 	Created    time.Time `json:"created"`
 	LastUsed   time.Time `json:"last_used"`
 	Breakpoint int       `json:"breakpoints"`
+	// Live describes the live part of a live session (its state and run); nil otherwise.
+	Live any `json:"live,omitempty"`
 }
-
-// Info describes the session.
-func (s *Session) Info() Info { return *s.info.Load() }
 
 // refreshInfo takes a new snapshot for Info; the caller holds s.mu (or owns s alone).
 func (s *Session) refreshInfo() {
@@ -160,9 +168,23 @@ func (s *Session) refreshInfo() {
 	})
 }
 
+// Info describes the session; a live session's Live says what its live part is doing now.
+func (s *Session) Info() Info {
+	in := *s.info.Load()
+	if s.live != nil {
+		in.Live = s.live.Status()
+	}
+	return in
+}
+
 // Idle reports how long the session has not been used, and whether a command is running.
 func (s *Session) Idle() (time.Duration, bool) {
-	return time.Since(s.Info().LastUsed), s.busy.Load()
+	unused, busy := time.Since(s.info.Load().LastUsed), s.busy.Load()
+	if s.live != nil {
+		lu, lb := s.live.Idle()
+		unused, busy = min(unused, lu), busy || lb
+	}
+	return unused, busy
 }
 
 // note adds a line to the answer of the command in progress (Answer.Notes), once.

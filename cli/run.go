@@ -171,10 +171,17 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 	return ExitOK
 }
 
-// chooseSession picks the session: --session/$ADI_SESSION, else one derived from the target,
-// else the last one used.
+// chooseSession picks the session: --session/$ADI_SESSION ("live": the last live session started
+// here, whose watches' recording every ADI command reads), else one derived from the target, else
+// the last one used.
 func chooseSession(env *Env, inv Invocation) (string, int) {
 	switch {
+	case inv.Session == "live": // the live session the last `adi live start` opened here
+		if id := readLast(env, lastLiveFile); id != "" {
+			return id, ExitOK
+		}
+		fmt.Fprintf(env.Stderr, "adi: %s: --session live names the last live session started in %s, and there is none; start one with adi live start \"python t.py\"\n", inv.Name, env.StateDir)
+		return "", ExitUsage
 	case inv.Session != "":
 		return inv.Session, ExitOK
 	case inv.Target != "":

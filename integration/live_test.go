@@ -42,7 +42,7 @@ const liveMarkVar = "ADI_LIVE_TEST_MARK"
 type liveEnv struct {
 	dir  string
 	mark string
-	reg  *live.Registry
+	reg  *bridge.Manager
 }
 
 func newLiveEnv(t *testing.T) *liveEnv {
@@ -59,7 +59,9 @@ func newLiveEnv(t *testing.T) *liveEnv {
 	}
 	var m [6]byte
 	_, _ = rand.Read(m[:])
-	le := &liveEnv{dir: dir, mark: hex.EncodeToString(m[:]), reg: live.NewRegistry(live.RegistryConfig{Log: testLogger(t)})}
+	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir(), Log: testLogger(t)})
+	require.NoError(t, err)
+	le := &liveEnv{dir: dir, mark: hex.EncodeToString(m[:]), reg: mgr}
 	t.Cleanup(func() {
 		le.reg.Shutdown()
 		assert.Empty(t, waitLiveProcsGone(le.mark, 10*time.Second), "processes of the test's live sessions outlived them")
@@ -72,7 +74,7 @@ func (le *liveEnv) start(t *testing.T, cmd string, limit time.Duration) (*live.S
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, ans, err := le.reg.Start(ctx, "", false, live.Options{Command: cmd, Dir: le.dir, Timeout: limit,
+	s, ans, err := live.Launch(ctx, le.reg, "", false, live.Options{Command: cmd, Dir: le.dir, Timeout: limit,
 		Env: []string{liveMarkVar + "=" + le.mark}})
 	require.NoError(t, err)
 	return s, wsWords(ans)
@@ -240,13 +242,13 @@ func TestLiveStates(t *testing.T) {
 	ans = lv(t, s, status)
 	assert.Equal(t, live.Done, ans.State)
 	assert.Equal(t, "Output since the last answer: (none)", strings.Split(ans.Text, "\n")[4])
-	closed, err := le.reg.Close(s.ID)
+	closed, err := live.Close(le.reg, s.ID)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(closed.Text, "Closed live session "+s.ID+"; every process of it has ended.\n"), closed.Text)
 	assert.Contains(t, faces.WebSocket.Render(closed.Text), "The session is closed; live.start starts a new one.\n")
 	_, err = s.Do(context.Background(), status)
 	assert.Equal(t, "live session "+s.ID+" was closed while the command ran; start a new one with live.start", wsError(err))
-	_, err = le.reg.Get(s.ID)
+	_, err = live.Of(le.reg, s.ID)
 	assert.Equal(t, `no live session "`+s.ID+`" (closed); start one with live.start`, wsError(err))
 }
 
@@ -352,7 +354,7 @@ func TestLiveWatchdog(t *testing.T) {
 	// Again: the watchdog works every time.
 	ans = lv(t, s, cont)
 	assert.Equal(t, "paused by the watchdog after 2 s at spin.py:2 in <module>", ans.Why)
-	_, err := le.reg.Close(s.ID)
+	_, err := live.Close(le.reg, s.ID)
 	require.NoError(t, err)
 
 	s, _ = le.start(t, "python sleepy.py", 2*time.Second)
@@ -616,7 +618,7 @@ func TestLiveNoWedge(t *testing.T) {
 			done <- err
 		}()
 		time.Sleep(300 * time.Millisecond)
-		_, err := le.reg.Close(s.ID)
+		_, err := live.Close(le.reg, s.ID)
 		require.NoError(t, err)
 		select {
 		case err := <-done:
@@ -898,12 +900,13 @@ func BenchmarkLive(b *testing.B) {
 	src, err := os.ReadFile(testdata(b, "live/loop.py"))
 	require.NoError(b, err)
 	require.NoError(b, os.WriteFile(filepath.Join(dir, "loop.py"), src, 0o644))
-	reg := live.NewRegistry(live.RegistryConfig{})
+	reg, err := bridge.NewManager(bridge.ManagerConfig{StateDir: b.TempDir()})
+	require.NoError(b, err)
 	defer reg.Shutdown()
 	ctx := context.Background()
 	b.Run("start-to-first-stop", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			s, _, err := reg.Start(ctx, "bench", true, live.Options{Command: "python loop.py", Dir: dir})
+			s, _, err := live.Launch(ctx, reg, "bench", true, live.Options{Command: "python loop.py", Dir: dir})
 			require.NoError(b, err)
 			_, err = s.Do(ctx, live.Cmd{Name: live.CmdSetBreakpoint, Location: "loop.py:3"})
 			require.NoError(b, err)
@@ -911,7 +914,7 @@ func BenchmarkLive(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
-	s, _, err := reg.Start(ctx, "", false, live.Options{Command: "python loop.py", Dir: dir})
+	s, _, err := live.Launch(ctx, reg, "", false, live.Options{Command: "python loop.py", Dir: dir})
 	require.NoError(b, err)
 	_, err = s.Do(ctx, live.Cmd{Name: live.CmdSetBreakpoint, Location: "loop.py:3", Keep: true})
 	require.NoError(b, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/errkind"
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // The watchdog's steps after the limit: a DAP pause, given pauseGrace to land; then SIGUSR1 (the
@@ -30,11 +31,16 @@ type ContinueResult struct {
 
 // cont lets the program run (from Start it sends configurationDone) until it stops, ends, or the
 // watchdog's limit passes.
-func (s *Session) cont(ctx context.Context) (result, error) {
+func (s *Session) cont(ctx context.Context, background bool) (result, error) {
 	r := s.run
 	from := s.state
 	started := time.Now()
-	if from == Start {
+	if from == Running {
+		if background {
+			return result{text: "The program is already running on its own; " + cmdMark(CmdContinue) + " without " +
+				faces.Param("live.continue", "background") + " waits until it stops."}, nil
+		}
+	} else if from == Start {
 		if err := r.configurationDone(ctx); err != nil {
 			return result{}, s.lost(err)
 		}
@@ -42,12 +48,42 @@ func (s *Session) cont(ctx context.Context) (result, error) {
 		return result{}, err
 	}
 	s.stack = nil
+	if background {
+		s.setState(Running, "it runs on its own ("+cmdMark(CmdContinue)+" "+faces.Param("live.continue", "background")+"); watches record, breakpoints stop it")
+		return result{text: "continue → the program runs on its own: watches record as it runs, a breakpoint stops it. " +
+			cmdMark(CmdCaught) + " lists what the watches caught; " + cmdMark(CmdContinue) + " waits until it stops."}, nil
+	}
 	res, err := s.waitStop(ctx, started)
 	if err != nil {
 		return result{}, err
 	}
 	res.text = "continue → " + res.text
 	return res, nil
+}
+
+// pollRunning notices, without waiting, that a program running on its own (Running) stopped at a
+// breakpoint or an exception, or ended, and moves the session there.
+func (s *Session) pollRunning(ctx context.Context) {
+	r := s.run
+	for s.state == Running {
+		select {
+		case b := <-r.stops():
+			st := stopOf(b)
+			if s.ignorable(st) || st.Reason == "pause" {
+				if err := s.resumeThread(ctx, st.ThreadID); err != nil {
+					return
+				}
+				continue
+			}
+			_, _ = s.stopped(ctx, st, time.Now(), false)
+		case <-r.ended:
+			s.exited(ctx, time.Now())
+		case <-r.finished:
+			s.exited(ctx, time.Now())
+		default:
+			return
+		}
+	}
 }
 
 // resume sends continue for the paused thread.

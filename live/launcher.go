@@ -42,15 +42,17 @@ type launcherConfig struct {
 	Dump   string   `json:"dump"`
 	Token  string   `json:"token"`
 	Probe  string   `json:"probe"` // the probe's directory: the launcher starts the target with adi_probe.target
+	// Watch is the config of the probe's watch recorder (watch.go), started idle before the target.
+	Watch *watchLaunch `json:"watch,omitempty"`
 }
 
 // launchArgs is the debugpy launch request that runs prog through the launcher in launcherDir,
 // which starts it with the probe in probeDir. dump is where the launcher's faulthandler writes
-// when asked (SIGUSR2); token marks its exit report.
-func launchArgs(prog *bridge.Program, launcherDir, probeDir, dump, token string) (map[string]any, error) {
+// when asked (SIGUSR2); token marks its exit report; w configures the watch recorder.
+func launchArgs(prog *bridge.Program, launcherDir, probeDir, dump, token string, w watchLaunch) (map[string]any, error) {
 	t := prog.Target
 	cfg := launcherConfig{Mode: t.Mode, Path: t.Path, Module: t.Module, Code: t.Code, Argv: t.Argv, Stdin: t.Stdin,
-		Dump: dump, Token: token, Probe: probeDir}
+		Dump: dump, Token: token, Probe: probeDir, Watch: &w}
 	if cfg.Argv == nil {
 		cfg.Argv = []string{}
 	}

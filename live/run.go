@@ -54,6 +54,9 @@ type run struct {
 	syncN   int
 	waiters map[string]chan struct{} // sync marker value → closed when it came back
 
+	// probe talks to the run's watch recorder (watch.go).
+	probe *probeConn
+
 	log hclog.Logger
 
 	mu       sync.Mutex
@@ -65,7 +68,7 @@ type run struct {
 // startRun starts the adapter, launches the program through the launcher, and configures it
 // (exception filters, breakpoints) without sending configurationDone: the program waits in
 // debugpy, not a line of it run. life bounds the run's processes: when it ends, they end.
-func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string, out *outputs, log hclog.Logger,
+func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string, w watchLaunch, out *outputs, log hclog.Logger,
 	configure func(context.Context, *dap.Client) error) (*run, error) {
 	if err := bridge.NeedDebugpy(ctx, prog, "live mode"); err != nil {
 		return nil, err
@@ -84,8 +87,9 @@ func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string
 	token := dap.NewRunTag()
 	r := &run{n: n, dump: filepath.Join(dir, fmt.Sprintf("stack-%d.txt", n)),
 		finished: make(chan struct{}), token: token, exitCode: -1, waiters: map[string]chan struct{}{}, log: log,
-		scanners: [2]*markerScanner{newMarkerScanner(token), newMarkerScanner(token)}}
-	args, err := launchArgs(prog, launcher, probeDir, r.dump, token)
+		scanners: [2]*markerScanner{newMarkerScanner(token), newMarkerScanner(token)},
+		probe:    &probeConn{path: w.Socket}}
+	args, err := launchArgs(prog, launcher, probeDir, r.dump, token, w)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +269,7 @@ func (r *run) closeWhenEnded() {
 
 // close ends every process of the run and removes its faulthandler file.
 func (r *run) close() {
+	r.probe.close()
 	r.dr.Close()
 	_ = os.Remove(r.dump)
 }

@@ -46,6 +46,14 @@ type Cmd struct {
 	// Code is what interact runs; Frame picks the frame (0, the innermost, by default).
 	Code  string `json:"code,omitempty"`
 	Frame int    `json:"frame,omitempty"`
+	// Func, Condition and Max are watch's (Func also unwatch's: "" stops every watch).
+	Func string `json:"func,omitempty"`
+	Max  int    `json:"max,omitempty"`
+	// Background makes continue return at once, the program running on (state Running).
+	Background bool `json:"background,omitempty"`
+	// Frame2 is flt's frame (FUNC#N; "" for the paused one); Finish records it to its end.
+	Frame2 string `json:"flt_frame,omitempty"`
+	Finish bool   `json:"finish,omitempty"`
 }
 
 // Session is one live debugging session: a target command and its current run under debugpy,
@@ -61,11 +69,12 @@ type Session struct {
 	log     hclog.Logger
 	created time.Time
 
+	// rec is the session's recording part: what its watches catch (watch.go).
+	rec *bridge.Session
+
 	// life ends with the session; every process of every run ends with it.
 	life context.Context
 	kill context.CancelFunc
-	// onClose tells the registry that the session closed (set by Registry.Start).
-	onClose func()
 
 	mu    sync.Mutex // one command at a time
 	run   *run
@@ -77,6 +86,11 @@ type Session struct {
 	tid   int        // the paused thread
 	bps   []*breakpoint
 	out   outputs
+	// watches outlive runs like breakpoints (watch.go); probe is the current run's connection to
+	// its watch recorder, read without mu by Sync.
+	watches []*watch
+	nwatch  atomic.Int32 // len(watches), for follow
+	probe   atomic.Pointer[probeConn]
 
 	shown    atomic.Value // the state, for listings that do not wait for a command
 	runCount atomic.Int32 // s.runs, for listings
@@ -85,21 +99,19 @@ type Session struct {
 	lastUsed atomic.Int64
 }
 
-// newSession parses the target, launches it under debugpy and leaves it in Start.
-func newSession(ctx context.Context, id string, opts Options, log hclog.Logger) (*Session, error) {
+// newSession launches the target of rec (the session's recording part, which parsed it) under
+// debugpy and leaves it in Start.
+func newSession(ctx context.Context, id string, opts Options, rec *bridge.Session) (*Session, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	prog, _, err := bridge.NewProgram(ctx, bridge.Options{Command: opts.Command, Dir: opts.Dir, Env: opts.Env, Python: opts.Python})
-	if err != nil {
-		return nil, err
-	}
+	prog, log := rec.Program(), rec.Log()
 	tmp, err := os.MkdirTemp("", "adi-live-")
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary directory for live session %s (set TMPDIR to a writable place): %w", id, err)
 	}
 	life, kill := context.WithCancel(context.Background())
-	s := &Session{ID: id, Command: opts.Command, opts: opts, prog: prog, tmp: tmp, log: log,
+	s := &Session{ID: id, Command: opts.Command, opts: opts, prog: prog, tmp: tmp, log: log, rec: rec,
 		created: time.Now(), life: life, kill: kill}
 	s.touch()
 	if err := s.launch(ctx); err != nil {
@@ -116,7 +128,21 @@ func (s *Session) launch(ctx context.Context) error {
 	for _, b := range s.bps {
 		b.Armed, b.Hits, b.Message = true, 0, ""
 	}
-	r, err := startRun(ctx, s.life, s.runs, s.prog, s.tmp, &s.out, s.log, func(ctx context.Context, c *dap.Client) error {
+	if s.runs > 1 { // a restart: a new process, a new recording of what its watches catch
+		if _, err := s.rec.NewLiveRun(); err != nil {
+			s.runs--
+			return err
+		}
+	}
+	w := s.watchFor(s.runs)
+	if err := s.writeWatches(w); err != nil {
+		s.runs--
+		return err
+	}
+	for _, x := range s.watches {
+		x.id, x.Caught, x.Errors, x.Active = -1, 0, nil, true
+	}
+	r, err := startRun(ctx, s.life, s.runs, s.prog, s.tmp, w, &s.out, s.log, func(ctx context.Context, c *dap.Client) error {
 		for _, file := range s.files() {
 			if err := s.sendBreakpoints(ctx, c, file); err != nil {
 				return err
@@ -128,8 +154,12 @@ func (s *Session) launch(ctx context.Context) error {
 		s.runs--
 		return err
 	}
+	if old := s.probe.Swap(r.probe); old != nil {
+		old.close()
+	}
 	s.run = r
 	s.runCount.Store(int32(s.runs))
+	go s.follow(r)
 	s.setState(Start, "launched under debugpy; no line has run yet ("+cmdMark(CmdContinue)+" starts it)")
 	s.exc = nil
 	return nil
@@ -144,7 +174,8 @@ func (s *Session) Do(ctx context.Context, c Cmd) (*Answer, error) {
 		s.busy.Add(-1)
 	}()
 	if c.Name == CmdClose {
-		return s.Close(), nil
+		s.Close()
+		return s.closedAnswer(), nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -152,6 +183,7 @@ func (s *Session) Do(ctx context.Context, c Cmd) (*Answer, error) {
 		return nil, errClosed(s.ID)
 	}
 	s.refresh()
+	s.pollRunning(ctx)
 	if reason := refusal(s.state, c.Name); reason != "" {
 		return nil, &RefusedError{Command: c.Name, State: s.state, Detail: s.why, Reason: reason, Valid: Valid(s.state)}
 	}
@@ -165,7 +197,7 @@ func (s *Session) Do(ctx context.Context, c Cmd) (*Answer, error) {
 	case CmdClear:
 		res, err = s.clear(ctx, c.Location)
 	case CmdContinue:
-		res, err = s.cont(ctx)
+		res, err = s.cont(ctx, c.Background)
 	case CmdRestart:
 		res, err = s.restart(ctx)
 	case CmdInteract:
@@ -176,6 +208,14 @@ func (s *Session) Do(ctx context.Context, c Cmd) (*Answer, error) {
 		res, err = s.where()
 	case CmdStatus:
 		res = result{text: "Status of live session " + s.ID + "."}
+	case CmdWatch:
+		res, err = s.watchCmd(ctx, c)
+	case CmdUnwatch:
+		res, err = s.unwatchCmd(ctx, c)
+	case CmdCaught:
+		res, err = s.caughtCmd(ctx)
+	case CmdFLT:
+		res, err = s.fltCmd(ctx, c)
 	default:
 		return nil, adi.BadInputf("unknown live command %q; the commands are %v", c.Name, Commands)
 	}
@@ -248,17 +288,14 @@ func (s *Session) eofNote() string {
 	return "it read standard input, which is empty: the command gives no input (add `< FILE` to it)"
 }
 
-// Close ends every process of the session, takes it out of its registry, and answers with its
-// last summary. It does not wait for a running command: that command ends at once with an error
-// saying the session was closed.
-func (s *Session) Close() *Answer {
+// Close ends every process of the session (bridge.Live). It does not wait for a running command:
+// that command ends at once with an error saying the session was closed. Closing the session
+// through its Manager (Close in sessions.go) calls it; the live part alone never leaves the
+// Manager.
+func (s *Session) Close() {
 	first := !s.closed.Swap(true)
 	s.kill() // the adapter watches s.life: every process of the run ends now
-	if first && s.onClose != nil {
-		s.onClose()
-	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if first {
 		if s.run != nil {
 			s.run.close()
@@ -270,6 +307,13 @@ func (s *Session) Close() *Answer {
 		}
 		s.setState(Done, why)
 	}
+	s.mu.Unlock()
+}
+
+// closedAnswer is the answer to close: the session's last summary.
+func (s *Session) closedAnswer() *Answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.answer(CmdClose, result{text: fmt.Sprintf("Closed live session %s; every process of it has ended.", s.ID)})
 }
 
@@ -282,6 +326,9 @@ func (s *Session) Idle() (time.Duration, bool) {
 
 // info describes the session for listings without waiting for a running command (a busy
 // session shows the state it had when the command began).
+// Status describes the session for listings (bridge.Live): its Info.
+func (s *Session) Status() any { return s.info() }
+
 func (s *Session) info() Info {
 	last := time.Unix(0, s.lastUsed.Load())
 	in := Info{ID: s.ID, Command: s.Command, Dir: s.prog.Dir, Created: s.created, LastUsed: last, Busy: s.busy.Load() > 0}

@@ -18,6 +18,9 @@ const (
 	// PostMortem: the program is ending by an uncaught exception; it is kept paused there so the
 	// frames of the traceback stay inspectable. continue lets it exit.
 	PostMortem State = "PostMortem"
+	// Running: the program runs on its own (continue with background): watches record, breakpoints
+	// stop it; continue waits for the next stop.
+	Running State = "Running"
 	// Done: the program has exited (or was ended); only its output and exit status remain.
 	Done State = "Done"
 )
@@ -33,10 +36,15 @@ const (
 	CmdWhere         = "where"
 	CmdStatus        = "status"
 	CmdClose         = "close"
+	CmdWatch         = "watch"
+	CmdUnwatch       = "unwatch"
+	CmdCaught        = "caught"
+	CmdFLT           = "flt"
 )
 
 // Commands lists every command in a stable order.
-var Commands = []string{CmdSetBreakpoint, CmdClear, CmdContinue, CmdRestart, CmdInteract, CmdStack, CmdWhere, CmdStatus, CmdClose}
+var Commands = []string{CmdSetBreakpoint, CmdClear, CmdContinue, CmdRestart, CmdInteract, CmdStack, CmdWhere, CmdStatus, CmdClose,
+	CmdWatch, CmdUnwatch, CmdCaught, CmdFLT}
 
 // paused reports whether the program is stopped with frames to look at.
 func (s State) paused() bool { return s == Runtime || s == RuntimeError || s == PostMortem }
@@ -61,6 +69,12 @@ func refusal(s State, cmd string) string {
 			return "the program has not started yet, so nothing is paused; set a breakpoint (" + cmdMark(CmdSetBreakpoint) + "), then " + cmdMark(CmdContinue)
 		case Done:
 			return "the program has ended, so there is no frame left; " + cmdMark(CmdRestart) + " runs it again"
+		case Running:
+			return "the program is running, so nothing is paused; " + cmdMark(CmdContinue) + " waits until it stops (set a breakpoint first with " + cmdMark(CmdSetBreakpoint) + ")"
+		}
+	case CmdWatch:
+		if s == Done {
+			return "the program has ended; " + cmdMark(CmdRestart) + " runs it again (watches stay set across restarts)"
 		}
 	case CmdContinue:
 		if s == Done {

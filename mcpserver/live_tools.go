@@ -39,6 +39,29 @@ type liveInteractIn struct {
 	Frame flexInt `json:"frame,omitempty" jsonschema:"which frame to run in: 0 (default) is the innermost, 1 its caller, as the summary's stack numbers them; a whole number, also as a string (\"16\" is 16)"`
 }
 
+type liveContinueIn struct {
+	liveIn
+	Background bool `json:"background,omitempty" jsonschema:"return at once and let the program run on its own (state Running): watches record as it runs, a breakpoint stops it; a later live_continue waits for that stop"`
+}
+
+type liveWatchIn struct {
+	liveIn
+	Func      string  `json:"func" jsonschema:"the function to watch: its name (checkout), qualified name (Cart.checkout) or module:qualname (shop.cart:Cart.checkout)"`
+	Condition string  `json:"condition,omitempty" jsonschema:"catch only the calls where this Python expression is true on entry, with the arguments, e.g. 'qty > 3'"`
+	Max       flexInt `json:"max,omitempty" jsonschema:"stop watching after this many caught calls (default: no limit); a whole number, also as a string"`
+}
+
+type liveUnwatchIn struct {
+	liveIn
+	Func string `json:"func,omitempty" jsonschema:"the watched function to stop watching; omit to stop every watch (what was caught stays)"`
+}
+
+type liveFLTIn struct {
+	liveIn
+	Frame  string `json:"frame,omitempty" jsonschema:"a caught invocation, e.g. 'handle#2' (live_caught lists them); omit for the invocation the program is paused in, so far"`
+	Finish bool   `json:"finish,omitempty" jsonschema:"let the program run until that invocation returns, then show its whole FLT"`
+}
+
 const liveLoop = " Live mode's loop: live_start → live_set_breakpoint FILE:LINE → live_continue (stops there) → live_interact to print values or change one → live_continue to see what happens downstream (e.g. the test now passes) → live_restart to try again from the start."
 
 var liveTools = map[string]tool{
@@ -51,6 +74,10 @@ var liveTools = map[string]tool{
 	"live_stack":          {name: "live_stack", method: "live.stack", desc: "Return every frame of the paused program (innermost last) with its current line and local variables."},
 	"live_where":          {name: "live_where", method: "live.where", desc: "Return the line the paused program is at, with the source around it."},
 	"live_status":         {name: "live_status", method: "live.status", desc: "Return the live session's summary (state, stack, breakpoints with hit counts, new output) without doing anything."},
+	"live_watch":          {name: "live_watch", method: "live.watch", desc: "Record the FLT (arguments, every statement with its variable changes, the calls it made, the result) of every following invocation of a function as the program runs, without pausing it: for servers, workers and programs that cannot be re-run. Then live_continue with background true lets it run; live_caught lists what was caught; adi_flt, adi_call_tree, adi_diff, adi_break/adi_continue/adi_prev answer about the caught invocations with session = the live session id."},
+	"live_unwatch":        {name: "live_unwatch", method: "live.unwatch", desc: "Stop watching a function (every function when func is omitted); what was caught stays readable."},
+	"live_caught":         {name: "live_caught", method: "live.caught", desc: "List each watch with the invocations it caught so far (fids such as handle#1, handle#2), and which are still running."},
+	"live_flt":            {name: "live_flt", method: "live.flt", desc: "Return the FLT of a caught invocation, or, with no frame, of the invocation the program is paused in so far (it must have started while a watch on its function was on); finish lets the program run until it returns and shows the whole FLT."},
 	"live_close":          {name: "live_close", method: "live.close", desc: "End every process of a live session and forget it. Do it when done."},
 }
 
@@ -65,7 +92,11 @@ func (s *Server) addLiveTools() {
 	addLiveTool[liveStartIn](s, "live_start")
 	addLiveTool[liveBreakIn](s, "live_set_breakpoint")
 	addLiveTool[liveClearIn](s, "live_clear")
-	addLiveTool[liveIn](s, "live_continue")
+	addLiveTool[liveContinueIn](s, "live_continue")
+	addLiveTool[liveWatchIn](s, "live_watch")
+	addLiveTool[liveUnwatchIn](s, "live_unwatch")
+	addLiveTool[liveIn](s, "live_caught")
+	addLiveTool[liveFLTIn](s, "live_flt")
 	addLiveTool[liveIn](s, "live_restart")
 	addLiveTool[liveInteractIn](s, "live_interact")
 	addLiveTool[liveIn](s, "live_stack")

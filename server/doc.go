@@ -3,7 +3,8 @@
 // the wire (decoding, params, batches, the error table), the security of the listener (loopback
 // unless allowed, the token, the Origin and Host checks) and the connections; package bridge owns
 // the sessions and runs every command (bridge.Session.Do); package live owns live sessions (the
-// live.* methods call live.Session.Do; each Handler owns one live.Registry, closed with it).
+// live.* methods call live.Session.Do; a live session is a session of the one bridge.Manager
+// with a live part, so adi.* methods answer about what its watches caught).
 // Handler is the method table; the MCP server calls it in-process so that every face shares one
 // wire form.
 //

@@ -13,7 +13,6 @@ import (
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/internal/faces"
-	"github.com/adi-bridge/adi/live"
 )
 
 // HandlerConfig configures a Handler.
@@ -34,7 +33,6 @@ type HandlerConfig struct {
 // It is safe for concurrent use; commands on one session are serialised by the session.
 type Handler struct {
 	mgr        *bridge.Manager
-	live       *live.Registry // live sessions (live.* methods); closed with the handler
 	log        hclog.Logger
 	python     string
 	onShutdown func()
@@ -138,7 +136,6 @@ func NewHandler(cfg HandlerConfig) *Handler {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handler{mgr: cfg.Manager, log: cfg.Log, python: cfg.Python, onShutdown: cfg.OnShutdown,
 		base: ctx, cancel: cancel, subs: map[*Subscription]struct{}{}}
-	h.live = live.NewRegistry(live.RegistryConfig{Idle: cfg.Manager.IdleTimeout(), Log: cfg.Log.Named("live")})
 	h.lastActive.Store(time.Now().UnixNano())
 	h.unsub = cfg.Manager.Subscribe(h.fanOut)
 	return h
@@ -148,7 +145,6 @@ func NewHandler(cfg HandlerConfig) *Handler {
 func (h *Handler) Close() {
 	h.unsub()
 	h.cancel()
-	h.live.Shutdown()
 }
 
 // Idle reports how long no call has been running (0 while one runs).

@@ -9,7 +9,8 @@ import (
 
 // The live.* methods drive live sessions (package live): a paused, real Python process under
 // debugpy, with states, refusals and a summary in every answer. Each method only reads its params
-// and calls live.Session.Do (live.Registry for start, close and list), so the CLI (over HTTP)
+// and calls live.Session.Do (live.Launch, live.Close and live.List for the rest: a live session is
+// a session of the handler's bridge.Manager with a live part), so the CLI (over HTTP)
 // and the MCP server (in-process) share this one implementation. Every answer is live.Answer:
 // {live, command, text, result, state, why, run, stack, exception, breakpoints, exit_code,
 // output, valid}.
@@ -24,8 +25,20 @@ func init() {
 			}),
 		liveMethod("live.clear", "{live, location?}", "remove the breakpoint at FILE:LINE (all without location)",
 			func(p *params) live.Cmd { return live.Cmd{Name: live.CmdClear, Location: p.String("location", false)} }),
-		liveMethod("live.continue", "{live}", "run until the next stop, the end, or the watchdog's limit",
-			func(*params) live.Cmd { return live.Cmd{Name: live.CmdContinue} }),
+		liveMethod("live.continue", "{live, background?}", "run until the next stop, the end, or the watchdog's limit (background: return at once, the program running on)",
+			func(p *params) live.Cmd { return live.Cmd{Name: live.CmdContinue, Background: p.Bool("background")} }),
+		liveMethod("live.watch", "{live, func, condition?, max?}", "record the FLT of every following invocation of func as the program runs, without pausing it",
+			func(p *params) live.Cmd {
+				return live.Cmd{Name: live.CmdWatch, Func: p.String("func", true), Condition: p.String("condition", false), Max: p.Int("max", false, 1)}
+			}),
+		liveMethod("live.unwatch", "{live, func?}", "stop watching func (every function without it); what was caught stays",
+			func(p *params) live.Cmd { return live.Cmd{Name: live.CmdUnwatch, Func: p.String("func", false)} }),
+		liveMethod("live.flt", "{live, frame?, finish?}", "the FLT of a caught invocation, or of the paused one so far (finish: run on until it returns)",
+			func(p *params) live.Cmd {
+				return live.Cmd{Name: live.CmdFLT, Frame2: p.String("frame", false), Finish: p.Bool("finish")}
+			}),
+		liveMethod("live.caught", "{live}", "what each watch caught: the fids of the invocations, for every adi.* method with session = the live id",
+			func(*params) live.Cmd { return live.Cmd{Name: live.CmdCaught} }),
 		liveMethod("live.restart", "{live}", "end the run and launch a fresh one with the same breakpoints (state Start)",
 			func(*params) live.Cmd { return live.Cmd{Name: live.CmdRestart} }),
 		liveMethod("live.interact", "{live, code, frame?}", "run statements in a frame of the paused program (output captured, assignments kept)",
@@ -54,10 +67,10 @@ func liveMethod(name, usage, summary string, build func(*params) live.Cmd) *meth
 			return nil, err
 		}
 		if cmd.Name == live.CmdClose {
-			ans, err := c.h.live.Close(id)
+			ans, err := live.Close(c.h.mgr, id)
 			return ans, liveError(err)
 		}
-		s, err := c.h.live.Get(id)
+		s, err := live.Of(c.h.mgr, id)
 		if err != nil {
 			return nil, liveError(err)
 		}
@@ -78,7 +91,7 @@ func liveStart(c *call) (any, error) {
 	if opts.Python == "" {
 		opts.Python = c.h.python
 	}
-	_, ans, err := c.h.live.Start(c.ctx, id, replace, opts)
+	_, ans, err := live.Launch(c.ctx, c.h.mgr, id, replace, opts)
 	return ans, liveError(err)
 }
 
@@ -86,7 +99,7 @@ func liveList(c *call) (any, error) {
 	if err := c.p.done(); err != nil {
 		return nil, err
 	}
-	return map[string]any{"live": c.h.live.List()}, nil
+	return map[string]any{"live": live.List(c.h.mgr)}, nil
 }
 
 // liveError gives a refused command its code (-32006) and the valid commands in data.valid;
@@ -101,5 +114,3 @@ func liveError(err error) error {
 	return err
 }
 
-// liveOpen counts the open live sessions.
-func (h *Handler) liveOpen() int { return h.live.Open() }

@@ -177,7 +177,7 @@ func (s *Server) watchIdle(d time.Duration) {
 		if conns == 0 && busy == 0 {
 			if idle := s.h.Idle(); idle < d {
 				wait = d - idle
-			} else if s.cfg.Manager.OpenCount() == 0 && s.h.liveOpen() == 0 {
+			} else if s.cfg.Manager.OpenCount() == 0 {
 				s.log.Info("idle with no session open; stopping", "idle", d)
 				s.requestStop()
 				return

@@ -28,7 +28,11 @@ var liveSubs = map[string]liveSub{
 	"start":    {`"CMD" [--id ID] [-t SECONDS]`, "launch CMD under debugpy, paused before its first line", "live.start", buildLiveStart},
 	"break":    {`FILE:LINE [--cond EXPR] [--keep]`, "add a breakpoint (removed once hit unless --keep)", "live.set_breakpoint", buildLiveBreak},
 	"clear":    {`[FILE:LINE]`, "remove a breakpoint (all without FILE:LINE)", "live.clear", buildLiveClear},
-	"continue": {``, "run to the next stop, the end, or the watchdog's limit", "live.continue", noLiveArgs},
+	"continue": {`[--background]`, "run to the next stop, the end, or the watchdog's limit (--background: return at once)", "live.continue", buildLiveContinue},
+	"watch":    {`FUNC [--cond EXPR] [--max N]`, "record the FLT of every following call of FUNC as the program runs", "live.watch", buildLiveWatch},
+	"unwatch":  {`[FUNC]`, "stop watching FUNC (every function without it); what was caught stays", "live.unwatch", buildLiveUnwatch},
+	"caught":   {``, "what each watch caught (then: adi flt --session LIVE FUNC#N, call-tree, diff)", "live.caught", noLiveArgs},
+	"flt":      {`[FUNC#N] [--finish]`, "FLT of a caught call, or of the paused one so far (--finish: to its end)", "live.flt", buildLiveFLT},
 	"restart":  {``, "a fresh run with the same breakpoints", "live.restart", noLiveArgs},
 	"interact": {`CODE... [--frame N] | -f FILE | -`, "run statements in the paused frame (- reads them from stdin)", "live.interact", buildLiveInteract},
 	"stack":    {``, "the paused program's frames with their locals", "live.stack", noLiveArgs},
@@ -93,6 +97,9 @@ func liveUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nA typical loop: adi live start \"python -m pytest t.py -q\"; adi live break t.py:12; adi live continue;")
 	fmt.Fprintln(w, "adi live interact 'print(total)'; adi live interact 'rate = 0.1'; adi live continue.")
+	fmt.Fprintln(w, "\nA server or anything that cannot be re-run: adi live start \"python app.py\"; adi live watch handle;")
+	fmt.Fprintln(w, "adi live continue --background; (requests arrive) adi live caught; adi live flt handle#2;")
+	fmt.Fprintln(w, "every ADI command answers about the caught calls with --session LIVE_ID: adi diff --session LIVE_ID handle#1 handle#2.")
 }
 
 func noLiveArgs(*flag.FlagSet) func([]string) (map[string]any, error) {
@@ -101,6 +108,71 @@ func noLiveArgs(*flag.FlagSet) func([]string) (map[string]any, error) {
 			return nil, fmt.Errorf("unexpected argument %q", args[0])
 		}
 		return map[string]any{}, nil
+	}
+}
+
+func buildLiveContinue(fs *flag.FlagSet) func([]string) (map[string]any, error) {
+	bg := fs.Bool("background", false, "return at once and let the program run on (watches record; a later continue waits for a stop)")
+	return func(args []string) (map[string]any, error) {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("unexpected argument %q", args[0])
+		}
+		if *bg {
+			return map[string]any{"background": true}, nil
+		}
+		return map[string]any{}, nil
+	}
+}
+
+func buildLiveWatch(fs *flag.FlagSet) func([]string) (map[string]any, error) {
+	flagCond := condFlag(fs, "catch only the calls where this Python expression is true on entry (with the arguments), e.g. 'qty > 3'")
+	maxN := fs.Int("max", 0, "stop watching after this many caught calls (default: no limit)")
+	return func(args []string) (map[string]any, error) {
+		if len(args) == 0 {
+			return nil, fmt.Errorf("the function is missing, e.g. checkout or Cart.checkout")
+		}
+		cond, err := condition(*flagCond, args[1:], "function")
+		if err != nil {
+			return nil, err
+		}
+		p := map[string]any{"func": args[0]}
+		if cond != "" {
+			p["condition"] = cond
+		}
+		if *maxN != 0 {
+			p["max"] = *maxN
+		}
+		return p, nil
+	}
+}
+
+func buildLiveUnwatch(*flag.FlagSet) func([]string) (map[string]any, error) {
+	return func(args []string) (map[string]any, error) {
+		switch len(args) {
+		case 0:
+			return map[string]any{}, nil
+		case 1:
+			return map[string]any{"func": args[0]}, nil
+		}
+		return nil, fmt.Errorf("it takes at most one function")
+	}
+}
+
+func buildLiveFLT(fs *flag.FlagSet) func([]string) (map[string]any, error) {
+	finish := fs.Bool("finish", false, "let the program run until the invocation returns, then show its whole FLT")
+	return func(args []string) (map[string]any, error) {
+		p := map[string]any{}
+		switch len(args) {
+		case 0:
+		case 1:
+			p["frame"] = args[0]
+		default:
+			return nil, fmt.Errorf("it takes at most one FUNC#N")
+		}
+		if *finish {
+			p["finish"] = true
+		}
+		return p, nil
 	}
 }
 

@@ -92,6 +92,10 @@ var commands = map[string]names{
 	"live.status":         {"adi live status", "live_status"},
 	"live.close":          {"adi live close", "live_close"},
 	"live.list":           {"adi live list", ""},
+	"live.watch":          {"adi live watch", "live_watch"},
+	"live.unwatch":        {"adi live unwatch", "live_unwatch"},
+	"live.caught":         {"adi live caught", "live_caught"},
+	"live.flt":            {"adi live flt", "live_flt"},
 }
 
 // params names the params whose CLI or MCP name differs from the JSON-RPC one, by
@@ -119,6 +123,13 @@ var params = map[string]names{
 	"live.set_breakpoint condition": {"--cond EXPR", ""},
 	"live.clear location":           {"FILE:LINE", ""},
 	"live.interact code":            {"CODE", ""},
+	"live.watch func":               {"FUNC", ""},
+	"live.watch condition":          {"--cond EXPR", ""},
+	"live.watch max":                {"--max N", ""},
+	"live.unwatch func":             {"FUNC", ""},
+	"live.continue background":      {"--background", ""},
+	"live.flt frame":                {"FUNC#N", ""},
+	"live.flt finish":               {"--finish", ""},
 	"live.start replace":            {"-", "-"},
 	"live.start dir":                {"-", ""},
 	"live.start env":                {"-", ""},

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/faces"
 )
@@ -47,19 +48,21 @@ func waitGone(pid int) bool {
 	return false
 }
 
-// TestRegistryIdleAndReplace: an idle session expires (its processes end, its id says why it is
-// gone); starting an open id again is refused unless replace is given, which ends the old one.
-func TestRegistryIdleAndReplace(t *testing.T) {
+// TestSessionsIdleAndReplace: a live session is a session of the one Manager: an idle one expires
+// (its processes end, its id says why it is gone); starting an open id again is refused unless
+// replace is given, which ends the old one.
+func TestSessionsIdleAndReplace(t *testing.T) {
 	dir := program(t, "x = 1\nprint(x)\n")
-	reg := NewRegistry(RegistryConfig{Idle: 300 * time.Millisecond})
-	defer reg.Shutdown()
+	m, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir(), IdleTimeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	defer m.Shutdown()
 	ctx := context.Background()
 	opts := Options{Command: "python t.py", Dir: dir}
 
-	s, ans, err := reg.Start(ctx, "a", false, opts)
+	s, ans, err := Launch(ctx, m, "a", false, opts)
 	require.NoError(t, err)
 	assert.Equal(t, Start, ans.State)
-	_, _, err = reg.Start(ctx, "a", false, opts)
+	_, _, err = Launch(ctx, m, "a", false, opts)
 	assert.Equal(t, "live session a is already open; live.close it, live.restart it, or pass replace to start it over", faces.WebSocket.Render(err.Error()))
 
 	ans, err = s.Do(ctx, Cmd{Name: CmdSetBreakpoint, Location: "t.py:2"})
@@ -70,7 +73,7 @@ func TestRegistryIdleAndReplace(t *testing.T) {
 	pid := ans.Pid
 	require.NotZero(t, pid)
 
-	s2, _, err := reg.Start(ctx, "a", true, opts)
+	s2, _, err := Launch(ctx, m, "a", true, opts)
 	require.NoError(t, err)
 	assert.True(t, waitGone(pid), "replace ends the old session's processes")
 	_, err = s.Do(ctx, Cmd{Name: CmdStatus})
@@ -78,14 +81,14 @@ func TestRegistryIdleAndReplace(t *testing.T) {
 
 	ans, err = s2.Do(ctx, Cmd{Name: CmdStatus})
 	require.NoError(t, err)
-	assert.Equal(t, 1, reg.Open())
-	require.Eventually(t, func() bool { return reg.Open() == 0 }, 10*time.Second, 20*time.Millisecond, "the idle session expires")
-	_, err = reg.Get("a")
+	assert.Equal(t, 1, Open(m))
+	require.Eventually(t, func() bool { return Open(m) == 0 }, 10*time.Second, 20*time.Millisecond, "the idle session expires")
+	_, err = Of(m, "a")
 	assert.Equal(t, `no live session "a" (it expired after 300ms unused); start one with live.start`, faces.WebSocket.Render(err.Error()))
 
-	_, _, err = reg.Start(ctx, "bad id!", false, opts)
+	_, _, err = Launch(ctx, m, "bad id!", false, opts)
 	assert.EqualError(t, err, `live session id "bad id!" is not valid; use letters, digits, '-' and '_' (at most 64)`)
-	_, _, err = reg.Start(ctx, "", false, Options{Command: "python nope.py", Dir: dir})
+	_, _, err = Launch(ctx, m, "", false, Options{Command: "python nope.py", Dir: dir})
 	assert.EqualError(t, err, "cannot run "+filepath.Join(dir, "nope.py")+": no such file")
-	assert.Empty(t, reg.List())
+	assert.Empty(t, List(m))
 }

@@ -1,0 +1,157 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"github.com/hashicorp/go-hclog"
+	"path/filepath"
+	"time"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/sessionid"
+	"github.com/adi-bridge/adi/probe"
+)
+
+// Live is the live part of a session: a process running under a debugger, driven command by
+// command (package live implements it). A session has a recording part (T, FLTs, Σ: the Session
+// itself) and at most one live part; for a live session, T is what the live part's watches
+// caught in the running process (probe/PROTOCOL.md, "Watching in a live process"), read as the
+// process writes it, never re-run.
+type Live interface {
+	// Close ends every process of the live part at once; it does not wait for a running command.
+	Close()
+	// Idle reports how long the live part has been unused and whether a command is running.
+	Idle() (unused time.Duration, busy bool)
+	// Status describes the live part for listings (its state and run), as JSON.
+	Status() any
+	// Sync asks the live program to write what its watches recorded so far (best effort,
+	// bounded); the session's commands call it before they read the recording.
+	Sync(ctx context.Context)
+}
+
+// liveRecording is where a live session's watches write: the run directory of the current
+// process, read incrementally.
+type liveRecording struct {
+	dir  string
+	tail *probe.Tail
+}
+
+// NewLiveID returns a fresh live session id.
+func NewLiveID() string { return sessionid.New("live-", 4) }
+
+// StartLive registers a live session under id ("" for a fresh one): its directory, an empty
+// recording (runs/0000, which the live part's watches fill), and the live part start returns.
+// The session is in the Manager from the start. The caller checks that no open session has the
+// id (or closes it first).
+func (m *Manager) StartLive(ctx context.Context, id string, opts Options, start func(s *Session) (Live, error)) (*Session, error) {
+	if id == "" {
+		id = NewLiveID()
+	}
+	return m.add(id, func(id, dir string) (*Session, error) {
+		s, err := newSessionDir(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit, Live: true})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.NewLiveRun(); err != nil {
+			return nil, err
+		}
+		lp, err := start(s)
+		if err != nil {
+			return nil, err
+		}
+		s.live = lp
+		return s, nil
+	})
+}
+
+// Live returns the session's live part (nil for a recorded session, and for a live session
+// reopened from disk after its process ended).
+func (s *Session) Live() Live { return s.live }
+
+// Program returns the session's parsed target command.
+func (s *Session) Program() *Program { return s.prog }
+
+// LiveRunDir returns the run directory the live part's current process writes its watches to.
+func (s *Session) LiveRunDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.liveRec == nil {
+		return ""
+	}
+	return s.liveRec.dir
+}
+
+// NewLiveRun starts the recording of a new process of a live session (the first, or the one a
+// restart launches): a fresh run directory, and an empty T until the process's watches catch
+// something. What earlier processes caught stays on disk in their run directories.
+func (s *Session) NewLiveRun() (string, error) {
+	dir, err := s.rn.newRunDir()
+	if err != nil {
+		return "", err
+	}
+	t := &adi.Trace{Root: s.prog.Root, Partial: true}
+	t.Index()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.liveRec = &liveRecording{dir: dir}
+	s.snap.Lock()
+	s.trace = t
+	s.base = &Run{Dir: dir, Debug: true, ExitCode: -1, Rec: &probe.Recording{Trace: t, FLTs: map[int]*adi.FLT{}}}
+	s.snap.Unlock()
+	s.state = adi.NewState(t)
+	clear(s.flts)
+	clear(s.hits)
+	clear(s.condErr)
+	s.saveState()
+	s.refreshInfo()
+	return dir, nil
+}
+
+// RefreshLive reads what the live process wrote since the last refresh: T grows by the
+// invocations its watches caught (and the calls below them), and their FLTs, finished or so far,
+// replace the ones read before. Frames keep their indexes as T grows.
+func (s *Session) RefreshLive() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refreshLive()
+}
+
+// refreshLive is RefreshLive with s.mu held; it does nothing for a session that is not live.
+func (s *Session) refreshLive() error {
+	lr := s.liveRec
+	if lr == nil {
+		return nil
+	}
+	if lr.tail == nil {
+		lr.tail = probe.NewTail(lr.dir)
+	}
+	rec, err := lr.tail.Snapshot()
+	if err != nil {
+		lr.tail = nil // the next refresh reads from the start again
+		return fmt.Errorf("cannot read what the live program's watches recorded so far: %w", err)
+	}
+	if rec.Trace.Len() < s.trace.Len() {
+		return nil // a reader raced a truncated read; keep the longer T
+	}
+	rec.Trace.Root = s.prog.Root
+	rec.Trace.Partial = true
+	old := s.trace.Len()
+	s.snap.Lock()
+	s.trace = rec.Trace
+	s.base = &Run{Dir: lr.dir, Debug: true, ExitCode: -1, Rec: rec}
+	s.snap.Unlock()
+	s.state.Trace = rec.Trace
+	for j, flt := range rec.FLTs {
+		s.flts[j] = flt
+	}
+	if rec.Trace.Len() != old {
+		clear(s.hits)
+		clear(s.condErr)
+		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(lr.dir), Frames: rec.Trace.Len(), FLTs: len(s.flts)})
+	}
+	s.refreshInfo()
+	return nil
+}
+
+// Log returns the session's logger (a live part logs under its session's name).
+func (s *Session) Log() hclog.Logger { return s.log }

@@ -1,0 +1,142 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/live"
+)
+
+// The shop server (testdata/live/shop_server.py) under adi live: a watch on its request handler
+// records each request's invocation as it is served, without pausing the server.
+
+var portLine = regexp.MustCompile(`listening on port (\d+)`)
+
+// shopPort waits for the server's "listening on port N" line in the session's output.
+func shopPort(t *testing.T, s *live.Session) int {
+	t.Helper()
+	var seen strings.Builder
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		a := lv(t, s, status)
+		seen.WriteString(a.Output.Stdout)
+		if m := portLine.FindStringSubmatch(seen.String()); m != nil {
+			var port int
+			_, _ = fmt.Sscan(m[1], &port)
+			return port
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the server never said its port; output: %q", seen.String())
+	return 0
+}
+
+// get asks the shop for a quote and returns the body.
+func get(t *testing.T, port int, path string) string {
+	t.Helper()
+	c := http.Client{Timeout: 20 * time.Second}
+	resp, err := c.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode, "%s", b)
+	return string(b)
+}
+
+// caughtFIDs waits until the watches caught n invocations that returned, and returns them.
+func caughtFIDs(t *testing.T, s *live.Session, n int) []string {
+	t.Helper()
+	var last []live.WatchInfo
+	for i := 0; i < 200; i++ {
+		a := lv(t, s, live.Cmd{Name: live.CmdCaught})
+		last = a.Result.([]live.WatchInfo)
+		var fids []string
+		running := 0
+		for _, w := range last {
+			fids = append(fids, w.Caught...)
+			running += w.Running
+		}
+		if len(fids) >= n && running == 0 {
+			return fids
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("the watches did not catch %d returned invocations: %+v", n, last)
+	return nil
+}
+
+func TestLiveWatchServer(t *testing.T) {
+	le := newLiveEnv(t)
+	s, _ := le.start(t, "python shop_server.py", 30*time.Second)
+	a := lv(t, s, live.Cmd{Name: live.CmdWatch, Func: "handle"})
+	assert.Equal(t, "Watching handle: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it. "+
+		"The program has not started: the watch is in place before its first line. live.caught lists what it caught; adi.flt FUNC#N shows one.",
+		firstPara(a.Text))
+	a = lv(t, s, live.Cmd{Name: live.CmdContinue, Background: true})
+	assert.Equal(t, live.Running, a.State)
+	port := shopPort(t, s)
+
+	assert.JSONEq(t, `{"item": "apple", "qty": 2, "total": 6}`, get(t, port, "/quote/apple/2"))
+	assert.JSONEq(t, `{"item": "pear", "qty": 4, "total": 18}`, get(t, port, "/quote/pear/4"))
+	assert.JSONEq(t, `{"item": "kiwi", "qty": 1, "total": 0}`, get(t, port, "/quote/kiwi/1"))
+	assert.Equal(t, []string{"shop_server:handle#1", "shop_server:handle#2", "shop_server:handle#3"}, caughtFIDs(t, s, 3))
+
+	// Every ADI command answers about the caught invocations, from the recording.
+	ctx := context.Background()
+	rec := le.reg.Open(s.ID)
+	require.NotNil(t, rec)
+	flt := adiDo(t, ctx, rec, "flt shop_server:handle#2")
+	assert.Equal(t, "", flt)
+	tree := adiDo(t, ctx, rec, "call-tree shop_server:handle#2")
+	assert.Equal(t, "", tree)
+	diff := adiDo(t, ctx, rec, "diff shop_server:handle#1 shop_server:handle#3")
+	assert.Equal(t, "", diff)
+	assert.Equal(t, "", adiErr(t, ctx, rec, "exec shop_server:handle#2 print(qty)"))
+
+	// The watch removed, the server keeps serving and nothing more is caught.
+	a = lv(t, s, live.Cmd{Name: live.CmdUnwatch, Func: "handle"})
+	assert.Equal(t, "No longer watching handle; what was caught stays (live.caught).", firstPara(a.Text))
+	assert.JSONEq(t, `{"item": "apple", "qty": 5, "total": 13}`, get(t, port, "/quote/apple/5"))
+	assert.Equal(t, []string{"shop_server:handle#1", "shop_server:handle#2", "shop_server:handle#3"}, caughtFIDs(t, s, 3))
+	_, err := live.Close(le.reg, s.ID)
+	require.NoError(t, err)
+}
+
+// firstPara is an answer's text up to its summary.
+func firstPara(text string) string {
+	head, _, _ := strings.Cut(text, "\n\n")
+	return head
+}
+
+// adiDo runs one ADI command line on a session and returns its text (it must be answered).
+func adiDo(t *testing.T, ctx context.Context, s *bridge.Session, line string) string {
+	t.Helper()
+	cmd, err := adi.ParseCommand(line)
+	require.NoError(t, err, line)
+	ans, err := s.Do(ctx, cmd, adi.TextOptions{})
+	require.NoError(t, err, line)
+	return faces.WebSocket.Render(ans.Text)
+}
+
+// adiErr runs one ADI command line that must fail and returns its message.
+func adiErr(t *testing.T, ctx context.Context, s *bridge.Session, line string) string {
+	t.Helper()
+	cmd, err := adi.ParseCommand(line)
+	require.NoError(t, err, line)
+	_, err = s.Do(ctx, cmd, adi.TextOptions{})
+	require.Error(t, err, line)
+	return wsError(err)
+}
