@@ -217,7 +217,8 @@ class Session:
                 self.rec.flush()
                 return {"id": rid, "result": {"bytes": self.out.bytes}}
             if op == "ping":
-                return {"id": rid, "result": {"pid": os.getpid(), "python": platform.python_version()}}
+                return {"id": rid, "result": {"pid": os.getpid(), "python": platform.python_version(),
+                                              "engine": self.engine.name}}
             return {"id": rid, "error": "unknown op %r (add, remove, list, flush, ping)" % (op,)}
         except Exception as exc:
             return {"id": rid, "error": _one_line(exc)}
