@@ -11,7 +11,11 @@ It takes one argument, a JSON object: {"mode": "script"|"module"|"code", "path",
   watchdog sends it when a DAP pause does not land: `while True: pass` makes no line event, a
   sleep none until it returns);
 - registers a faulthandler dump of every thread on SIGUSR2 (adi asks for it when even that fails);
-- imports adi_live, the helper interact calls, and runs the target.
+- imports adi_live, the helper interact calls, and runs the target;
+- with a "watch" key (an object: adi_probe.watch's config, PROTOCOL.md "Watching in a live
+  process"), calls adi_probe.watch.start with it in the main thread just before the target runs,
+  so that `watch FUNC` can record its invocations (a problem is one "adi: watch: ..." line on
+  stderr; the target runs anyway).
 
 Exceptions and SystemExit reach debugpy as they would without it. On the way the launcher notes the
 exit status, and an atexit handler registered before the target's (so it runs after them, once the
@@ -80,13 +84,16 @@ def main():
     sys.path[:0] = [here, cfg["probe"]]
     import adi_live  # interact calls adi_live.interact by name
     from adi_probe import target  # the probe's way of starting a target, shared with recordings
+    watch = None
+    if cfg.get("watch") is not None:
+        from adi_probe import watch  # watching functions in this live process
     del sys.path[:2]
     adi_live.hide_launcher_frames(here, cfg["probe"])
     status = [1]
     if cfg.get("token"):
         atexit.register(_report, cfg["token"], status)
     try:
-        _run(cfg, target)
+        _run(cfg, target, watch)
         status[0] = 0
     except SystemExit as exc:
         status[0] = target.exit_status(exc.code)
@@ -96,7 +103,7 @@ def main():
         raise
 
 
-def _run(cfg, target):
+def _run(cfg, target, watch=None):
     _dump(cfg.get("dump", ""))
     _pause_on_signal()
     spec = {"mode": cfg["mode"], "path": cfg.get("path"), "module": cfg.get("module"), "code": cfg.get("code"),
@@ -113,6 +120,10 @@ def _run(cfg, target):
             raise
         sys.stderr.write("%s: %s\n" % (sys.executable, exc))  # what python -m prints
         sys.exit(1)
+    if watch is not None:
+        answer = json.loads(watch.start(cfg["watch"]))
+        if "error" in answer:
+            sys.stderr.write("adi: watch: %s\n" % answer["error"])
     target.run(code, mod_spec, runnable[3])
 
 if __name__ == "__main__":

@@ -97,6 +97,9 @@ class Config:
         self.render_calls = _int(data, "render_calls", DEFAULT_RENDER_CALLS)
         self.light = bool(data.get("light", False))
         self.trace_tests = bool(data.get("trace_tests", False))
+        # scoped recording (watch.py): only the caught invocations of watched functions and
+        # what they call are recorded, each with its FLT
+        self.scope = bool(data.get("scope", False))
         self.seed = data.get("seed")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
             raise ConfigError("'seed' must be an integer or null")

@@ -73,7 +73,7 @@ class CodeInfo:
     __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
                  "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test", "kind", "is_class",
-                 "pending")
+                 "pending", "wgen", "wroot")
 
     def __init__(self, cid, func, next_ids, code, watch, render, budget, is_import=False):
         self.cid = cid
@@ -117,6 +117,10 @@ class CodeInfo:
         self.yield_offsets = frozenset(yields)
         self.first_lasti = min(resumes) if resumes else -1
         self.lines = _line_table(code)
+        # scoped recording (watch.py): the watches whose roots this code's invocations may be,
+        # decided at watch generation ``wgen`` (None: not a watched function)
+        self.wgen = -1
+        self.wroot = None
 
 
 def _kind(code):
@@ -266,6 +270,12 @@ class Recorder:
         self._counters = {}
         self._lock = threading.RLock()
         self._watches = {}
+        # scoped recording (config "scope", watch.py): the watch.Scope deciding which
+        # invocations start a recorded tree; only those and what they call are recorded
+        self.scope = None
+        if getattr(cfg, "scope", False):
+            from .scope import Scope
+            self.scope = Scope()
         for sel in cfg.trace:
             w = self._watch(sel.func)
             (w.sel_exit if sel.at == "exit" else w.sel_entry).append(sel)
@@ -325,6 +335,8 @@ class Recorder:
                 info.is_test = True
                 info.plain = False
                 info.state0 = SLOW
+            if self.scope is not None:
+                info.state0 = SLOW  # every recorded frame is stepped (enter_slow)
             if self.cfg.light and info.watch is None:
                 info.light = True
                 info.render = _no_value
@@ -423,7 +435,7 @@ class Recorder:
                 return args_of(values)
             return args_summary(values)
 
-        def call(frame, event, arg, info=None, unmade=False):
+        def call_rec(frame, event, arg, info=None, unmade=False):
             nonlocal tid
             if len(stack) > zone[0]:  # near the recursion limit (depth.py)
                 exc = rec.guard.check(frame, hooks)
@@ -544,7 +556,7 @@ class Recorder:
             nonlocal tid
             p = rec.claim(info, frame)
             if p is None:  # created where no CALL event was seen (by code that is not the user's)
-                return call(frame, "call", None, info, True)
+                return call_rec(frame, "call", None, info, True)
             idx, n, caller, line = p[0], p[1], p[2], p[3]
             if not stack and tid < 0:
                 tid = rec.announce(ts)
@@ -560,7 +572,7 @@ class Recorder:
             enter_slow(frame, e, info)
             return attach(frame, e)
 
-        def enter_slow(frame, e, info):
+        def enter_slow_rec(frame, e, info):
             """Entry of a frame that is not plain: a generator, an import, a watched func."""
             if info.is_gen:
                 # a generator's call is written at once: it outlives batches (yield/resume)
@@ -642,7 +654,7 @@ class Recorder:
             else:
                 leave("exception", e[E_EXC])
 
-        def leave(kind, value):
+        def leave_rec(kind, value):
             e = pop()
             idx = e[E_IDX]
             info = e[E_INFO]
@@ -722,6 +734,15 @@ class Recorder:
         def set_mode(m):
             current[0] = m
 
+        scope = self.scope
+        if scope is None:
+            call = call_rec
+            enter_slow = enter_slow_rec
+            leave = leave_rec
+        else:
+            call, profile, enter_slow, leave = self._scoped_hooks(
+                ts, stack, call_rec, profile, enter_slow_rec, leave_rec, live_gens_get)
+
         hooks = Hooks()
         hooks.call = call
         hooks.local = local
@@ -734,6 +755,63 @@ class Recorder:
         hooks.last = None
         ts.hooks = hooks
         return hooks
+
+    def _scoped_hooks(self, ts, stack, call_rec, profile_rec, enter_slow_rec, leave_rec, live_gens_get):
+        """The hooks of scoped recording (config "scope", watch.py): outside a recorded frame a
+        call is recorded only when it is a caught invocation of a watched function (a root);
+        inside one, everything is recorded as usual and every frame is stepped. A root's end
+        flushes the records. Outside roots these return at once: that is what every call of a
+        live session pays."""
+        rec = self
+        scope = self.scope
+        gen = scope.gen
+        busy = [False]  # a watch condition is being evaluated on this thread: record nothing
+        codes_get = self.codes.get
+        classify = self.classify
+
+        def call(frame, event, arg, info=None, unmade=False):
+            if stack:
+                return call_rec(frame, event, arg, info, unmade)
+            if info is None:
+                code = frame.f_code
+                info = codes_get(_id(code))
+                if info is None:
+                    info = classify(code, frame)
+                if info is False:
+                    return None
+            if info.wgen != gen[0]:
+                scope.decide(info)
+            if info.wroot is None or busy[0]:
+                if info.is_gen and live_gens_get(frame) is not None:
+                    return call_rec(frame, event, arg, info, unmade)  # a recorded generator resumes
+                return None
+            if info.is_gen and live_gens_get(frame) is not None:
+                return call_rec(frame, event, arg, info, unmade)
+            if not scope.catch(info, frame, busy):
+                return None
+            return call_rec(frame, event, arg, info, unmade)
+
+        def profile(frame, event, arg):
+            if stack:
+                profile_rec(frame, event, arg)
+            elif event == "call":
+                call(frame, event, arg)
+
+        def enter_slow(frame, e, info):
+            enter_slow_rec(frame, e, info)
+            if e[E_STEP] is None:
+                try:
+                    if not rec.out.over_limit:
+                        rec._start_stepper(e, False)
+                except Exception as exc:
+                    rec.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
+
+        def leave(kind, value):
+            leave_rec(kind, value)
+            if not stack:
+                rec.flush()  # a root ended (or suspended): readers see it now
+
+        return call, profile, enter_slow, leave
 
     # -- slow paths ------------------------------------------------------------------------------
 
