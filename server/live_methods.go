@@ -113,4 +113,3 @@ func liveError(err error) error {
 	}
 	return err
 }
-
