@@ -147,6 +147,9 @@ func (r *fltRenderer) footer() string {
 	case NotStarted:
 		return fmt.Sprintf("Not started: %s was created here but never ran.", suspender(f))
 	default:
+		if f.Running {
+			return "Running: this invocation had not returned when its FLT was read; the program runs on."
+		}
 		line := "Unfinished: the run ended while this invocation was still active or suspended"
 		if f.Yields > 0 {
 			line += fmt.Sprintf(" (%s; it suspended %d time(s))", suspender(f), f.Yields)

@@ -214,6 +214,9 @@ type Trace struct {
 	// TimeLimitMS is set when the run was stopped at its wall-clock time limit: that limit, in
 	// milliseconds. T ends where the run was stopped; frames active then are Unfinished.
 	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
+	// Live is set for what the watches of a running program caught (a live session): it grows
+	// as the program runs, and an Unfinished frame is one still running when it was read.
+	Live bool `json:"live,omitempty"`
 
 	byFunc   map[string][]int
 	callees  []int   // every frame's callees, frame by frame (see Callees)

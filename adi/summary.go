@@ -30,6 +30,9 @@ type FrameSummary struct {
 	// LineTarget is "file:line#N" (line = the def line); empty when that line would resolve to
 	// another function.
 	LineTarget string `json:"line_target,omitempty"`
+	// Running marks an Unfinished invocation of a live recording (Trace.Live): it had not
+	// returned when the recording was read, and the program runs on.
+	Running bool `json:"running,omitempty"`
 }
 
 // FrameSummary returns T[j] as a FrameSummary; j must be a valid index.
@@ -38,8 +41,9 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 	s := FrameSummary{
 		FID: f.FID().String(), Frame: j, CallLine: int(f.CallLine), File: f.File, Line: int(f.Line),
 		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
-		Kind:   f.Code.Kind,
-		Target: f.File + ":" + ShortName(f.FID().Func) + "#" + strconv.Itoa(f.FID().Index),
+		Kind:    f.Code.Kind,
+		Target:  f.File + ":" + ShortName(f.FID().Func) + "#" + strconv.Itoa(f.FID().Index),
+		Running: t.Live && f.Status == Unfinished,
 	}
 	if s.Args == nil {
 		s.Args = []Arg{}
@@ -77,7 +81,7 @@ type Coverage struct {
 
 // Coverage returns how complete T is.
 func (t *Trace) Coverage() Coverage {
-	c := Coverage{Partial: t.Partial, Unrecorded: t.Unrecorded, Limit: t.Limit, TimeLimitMS: t.TimeLimitMS}
+	c := Coverage{Partial: t.Partial && !t.Live, Unrecorded: t.Unrecorded, Limit: t.Limit, TimeLimitMS: t.TimeLimitMS}
 	if c.TimeLimitMS > 0 {
 		c.Calls = t.Len()
 	}

@@ -89,7 +89,7 @@ func (s *Session) NewLiveRun() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t := &adi.Trace{Root: s.prog.Root, Partial: true}
+	t := &adi.Trace{Root: s.prog.Root, Partial: true, Live: true}
 	t.Index()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,7 +134,7 @@ func (s *Session) refreshLive() error {
 		return nil // a reader raced a truncated read; keep the longer T
 	}
 	rec.Trace.Root = s.prog.Root
-	rec.Trace.Partial = true
+	rec.Trace.Partial, rec.Trace.Live = true, true
 	old := s.trace.Len()
 	s.snap.Lock()
 	s.trace = rec.Trace

@@ -98,13 +98,46 @@ func TestLiveWatchServer(t *testing.T) {
 	ctx := context.Background()
 	rec := le.reg.Open(s.ID)
 	require.NotNil(t, rec)
-	flt := adiDo(t, ctx, rec, "flt shop_server:handle#2")
-	assert.Equal(t, "", flt)
-	tree := adiDo(t, ctx, rec, "call-tree shop_server:handle#2")
-	assert.Equal(t, "", tree)
+	assert.Equal(t, `Frame: shop_server:handle#2   (entry frame)
+Args: method = 'GET', path = '/quote/pear/4'
+
+  19 | parts = path.strip("/").split("/")
+     |   + parts = ['quote', 'pear', '4']
+  20 | item, qty = parts[1], int(parts[2])
+     |   + item = 'pear'
+     |   + qty = 4
+  21 | total = quote(item, qty)
+     |   + total = 18
+     |   → shop_server:quote#2 → 18
+  22 | body = {"item": item, "qty": qty, "total": total}
+     |   + body = {'item': 'pear', 'qty': 4, 'total': 18}
+  23 | return 200, body
+
+Return: (200, {'item': 'pear', 'qty': 4, 'total': 18})
+`, adiDo(t, ctx, rec, "flt shop_server:handle#2"))
+	assert.Equal(t, `Call tree of shop_server:handle#2 (depth 3, width 10):
+shop_server:handle#2(method='GET', path='/quote/pear/4') → (200, {'item': 'pear', 'qty': 4, 'total': 18})
+  shop_server:quote#2(item='pear', qty=4) → 18
+`, adiDo(t, ctx, rec, "call-tree shop_server:handle#2"))
 	diff := adiDo(t, ctx, rec, "diff shop_server:handle#1 shop_server:handle#3")
-	assert.Equal(t, "", diff)
-	assert.Equal(t, "", adiErr(t, ctx, rec, "exec shop_server:handle#2 print(qty)"))
+	assert.Contains(t, diff, `Args (A | B):
+  method = 'GET' (same)
+  path: '/quote/apple/2' | '/quote/kiwi/1'  ≠
+Outcome (A | B): (200, {'item': 'apple', 'qty': 2, 'total': 6}) | (200, {'item': 'kiwi', 'qty': 1, 'total': 0})  ≠
+Steps: A 5, B 5, aligned by position; 4 differ.`)
+	// The callees were recorded forward too: step into the bulk price of the second request.
+	into := adiDo(t, ctx, rec, "step-into shop_server:quote#2")
+	assert.Contains(t, into, "Frame: shop_server:quote#2   (caller shop_server:handle#2, line 21)\nArgs: item = 'pear', qty = 4\n")
+	assert.Contains(t, into, "  13 | if qty > BULK:  → True\n  14 | total = total * 9 // 10\n     |   ~ total = 18 (was 20)\n")
+	// break and continue over the caught invocations
+	assert.Contains(t, adiDo(t, ctx, rec, "break shop_server:handle"),
+		"Matches 3 invocation(s): shop_server:handle#1, shop_server:handle#2, shop_server:handle#3.")
+	assert.Equal(t, "shop_server:handle#3", curFID(t, ctx, rec, "continue"), "the next hit after quote#2")
+	assert.Equal(t, "shop_server:handle#2", curFID(t, ctx, rec, "prev"))
+	assert.Equal(t, "shop_server:handle#1", curFID(t, ctx, rec, "prev"))
+	assert.Equal(t, "exec runs a statement in a frame of a re-run, and shop_server:handle#2 ran in live session "+s.ID+"'s program, which cannot be re-run "+
+		"(the invocation has returned; its FLT shows what it did); to run code in a frame of the live program, pause it there (live.set_breakpoint) and use live.interact",
+		adiErr(t, ctx, rec, "exec shop_server:handle#2 print(qty)"))
 
 	// The watch removed, the server keeps serving and nothing more is caught.
 	a = lv(t, s, live.Cmd{Name: live.CmdUnwatch, Func: "handle"})
@@ -129,6 +162,13 @@ func adiDo(t *testing.T, ctx context.Context, s *bridge.Session, line string) st
 	ans, err := s.Do(ctx, cmd, adi.TextOptions{})
 	require.NoError(t, err, line)
 	return faces.WebSocket.Render(ans.Text)
+}
+
+// curFID runs a navigation command and returns the frame it moved to.
+func curFID(t *testing.T, ctx context.Context, s *bridge.Session, line string) string {
+	t.Helper()
+	adiDo(t, ctx, s, line)
+	return s.Info().Current
 }
 
 // adiErr runs one ADI command line that must fail and returns its message.

@@ -51,6 +51,8 @@ type WatchInfo struct {
 	Running    int      `json:"running,omitempty"`
 	Done       bool     `json:"done,omitempty"` // it caught its max
 	CondErrors []string `json:"cond_errors,omitempty"`
+	// Watching is false for a function no longer watched whose caught invocations stay.
+	Watching bool `json:"watching"`
 }
 
 // watchLaunch is the launcher's "watch" config: where the recorder of one run writes and listens.
@@ -229,6 +231,11 @@ func (s *Session) watchCmd(ctx context.Context, c Cmd) (result, error) {
 	}
 	s.watches = append(s.watches, w)
 	s.nwatch.Store(int32(len(s.watches)))
+	if !s.recorderUp() && s.state == Start {
+		if err := s.writeWatches(s.watchFor(s.runs)); err != nil {
+			return result{}, err
+		}
+	}
 	text := fmt.Sprintf("Watching %s%s%s: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it.",
 		fn, condText(w.Cond), maxText(w.Max))
 	switch {
@@ -262,6 +269,7 @@ func (s *Session) unwatchCmd(ctx context.Context, c Cmd) (result, error) {
 		return result{}, adi.NotFoundf("%s is not watched; the watched functions are: %s", fn, s.watchNames())
 	}
 	if s.recorderUp() {
+		s.syncWatches(ctx)
 		for _, w := range gone {
 			if w.id >= 0 {
 				if err := s.run.probe.call(ctx, "remove", map[string]any{"watch": w.id}, nil); err != nil {
@@ -272,6 +280,11 @@ func (s *Session) unwatchCmd(ctx context.Context, c Cmd) (result, error) {
 	}
 	s.watches = keep
 	s.nwatch.Store(int32(len(s.watches)))
+	if s.state == Start {
+		if err := s.writeWatches(s.watchFor(s.runs)); err != nil {
+			return result{}, err
+		}
+	}
 	names := make([]string, len(gone))
 	for i, w := range gone {
 		names[i] = w.Func
@@ -303,6 +316,9 @@ func (s *Session) caughtCmd(ctx context.Context) (result, error) {
 		if in.Done {
 			b.WriteString("; it caught its max and watches no more")
 		}
+		if !in.Watching {
+			b.WriteString(" (no longer watched)")
+		}
 		for _, e := range in.CondErrors {
 			b.WriteString("; the condition raised " + e)
 		}
@@ -315,46 +331,73 @@ func (s *Session) caughtCmd(ctx context.Context) (result, error) {
 // watchInfos reads the recorder's counts (when it runs) and the recording, and says what each
 // watch caught in the current run.
 func (s *Session) watchInfos(ctx context.Context) ([]WatchInfo, error) {
-	if s.recorderUp() {
-		var res struct {
-			Watches []struct {
-				Watch  int      `json:"watch"`
-				Caught int      `json:"caught"`
-				Active bool     `json:"active"`
-				Errors []string `json:"cond_errors"`
-			} `json:"watches"`
-		}
-		if err := s.run.probe.call(ctx, "list", nil, &res); err == nil {
-			for _, w := range s.watches {
-				for _, r := range res.Watches {
-					if r.Watch == w.id {
-						w.Caught, w.Active, w.Errors = r.Caught, r.Active, r.Errors
-					}
-				}
-			}
-		}
-	}
+	s.syncWatches(ctx)
 	if err := s.rec.RefreshLive(); err != nil {
 		return nil, err
 	}
 	t := s.rec.Trace()
 	out := []WatchInfo{}
 	for _, w := range s.watches {
-		in := WatchInfo{Func: w.Func, Cond: w.Cond, Max: w.Max, Caught: []string{}, CondErrors: w.Errors,
-			Done: w.Max > 0 && w.Caught >= w.Max}
-		for _, f := range t.Frames {
-			fid := f.FID()
-			if f.Caller >= 0 || !matchesFunc(fid.Func, w.Func) {
-				continue
-			}
-			in.Caught = append(in.Caught, fid.String())
-			if f.Status == adi.Unfinished {
-				in.Running++
+		out = append(out, WatchInfo{Func: w.Func, Cond: w.Cond, Max: w.Max, Caught: []string{}, CondErrors: w.Errors,
+			Done: w.Max > 0 && w.Caught >= w.Max, Watching: true})
+	}
+	// every caught invocation (a root of the recording) under the first watch that names it, or
+	// under its function when no watch does any more
+	for _, f := range t.Frames {
+		if f.Caller >= 0 {
+			continue
+		}
+		fid := f.FID()
+		k := -1
+		for i := range out {
+			if out[i].Watching && matchesFunc(fid.Func, out[i].Func) || !out[i].Watching && out[i].Func == fid.Func {
+				k = i
+				break
 			}
 		}
-		out = append(out, in)
+		if k < 0 {
+			out = append(out, WatchInfo{Func: fid.Func, Caught: []string{}})
+			k = len(out) - 1
+		}
+		out[k].Caught = append(out[k].Caught, fid.String())
+		if f.Status == adi.Unfinished {
+			out[k].Running++
+		}
 	}
 	return out, nil
+}
+
+// syncWatches reads the recorder's watches (when it runs): their ids (the ones the launcher gave
+// it from the watches file have none here yet), what each caught and the errors of conditions.
+func (s *Session) syncWatches(ctx context.Context) {
+	if !s.recorderUp() {
+		return
+	}
+	var res struct {
+		Watches []struct {
+			Watch  int      `json:"watch"`
+			Func   string   `json:"func"`
+			Cond   *string  `json:"cond"`
+			Caught int      `json:"caught"`
+			Active bool     `json:"active"`
+			Errors []string `json:"cond_errors"`
+		} `json:"watches"`
+	}
+	if err := s.run.probe.call(ctx, "list", nil, &res); err != nil {
+		return
+	}
+	for _, w := range s.watches {
+		for _, r := range res.Watches {
+			cond := ""
+			if r.Cond != nil {
+				cond = *r.Cond
+			}
+			if r.Watch == w.id || w.id < 0 && r.Func == w.Func && cond == w.Cond {
+				w.id, w.Caught, w.Active, w.Errors = r.Watch, r.Caught, r.Active, r.Errors
+				break
+			}
+		}
+	}
 }
 
 // matchesFunc reports whether the recorded function fn (module:qualname) is what a watch named

@@ -121,7 +121,14 @@ def _run(cfg, target, watch=None):
         sys.stderr.write("%s: %s\n" % (sys.executable, exc))  # what python -m prints
         sys.exit(1)
     if watch is not None:
-        answer = json.loads(watch.start(cfg["watch"]))
+        wcfg = dict(cfg["watch"])
+        if wcfg.get("watches_file"):  # the watches set before the program started
+            try:
+                with open(wcfg["watches_file"]) as f:
+                    wcfg["watches"] = json.load(f)
+            except (OSError, ValueError) as exc:
+                sys.stderr.write("adi: watch: cannot read %s: %s\n" % (wcfg["watches_file"], exc))
+        answer = json.loads(watch.start(wcfg))
         if "error" in answer:
             sys.stderr.write("adi: watch: %s\n" % answer["error"])
     target.run(code, mod_spec, runnable[3])
