@@ -180,3 +180,75 @@ func adiErr(t *testing.T, ctx context.Context, s *bridge.Session, line string) s
 	require.Error(t, err, line)
 	return wsError(err)
 }
+
+// TestLiveWatchPausedFrame: paused at a breakpoint inside a watched invocation, flt shows what it
+// has done so far; flt --finish lets the program run until it returns and shows the whole FLT.
+func TestLiveWatchPausedFrame(t *testing.T) {
+	le := newLiveEnv(t)
+	s, _ := le.start(t, "python shop_server.py", 30*time.Second)
+	lv(t, s, live.Cmd{Name: live.CmdWatch, Func: "handle"})
+	lv(t, s, live.Cmd{Name: live.CmdContinue, Background: true})
+	port := shopPort(t, s)
+	lv(t, s, bp("shop_server.py:22"))
+
+	body := make(chan string, 1)
+	go func() {
+		c := http.Client{Timeout: 30 * time.Second}
+		resp, err := c.Get(fmt.Sprintf("http://127.0.0.1:%d/quote/pear/4", port))
+		if err != nil {
+			body <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body <- string(b)
+	}()
+	a := lv(t, s, cont)
+	require.Equal(t, live.Runtime, a.State, a.Text)
+	assert.Equal(t, []string{"shop_server.py:22 handle"}, frames(a)[len(frames(a))-1:])
+
+	a = lv(t, s, live.Cmd{Name: live.CmdFLT})
+	assert.Equal(t, `shop_server:handle#1 so far (it is still running; live.flt finish records it to its end):
+Frame: shop_server:handle#1   (entry frame)
+Args: method = 'GET', path = '/quote/pear/4'
+
+  19 | parts = path.strip("/").split("/")
+     |   + parts = ['quote', 'pear', '4']
+  20 | item, qty = parts[1], int(parts[2])
+     |   + item = 'pear'
+     |   + qty = 4
+  21 | total = quote(item, qty)
+     |   + total = 18
+     |   → shop_server:quote#1 → 18
+
+Running: this invocation had not returned when its FLT was read; the program runs on.`, firstPara2(a.Text))
+
+	a = lv(t, s, live.Cmd{Name: live.CmdFLT, Finish: true})
+	assert.Equal(t, live.Running, a.State)
+	assert.Contains(t, a.Text, `  22 | body = {"item": item, "qty": qty, "total": total}
+     |   + body = {'item': 'pear', 'qty': 4, 'total': 18}
+  23 | return 200, body
+
+Return: (200, {'item': 'pear', 'qty': 4, 'total': 18})`)
+	select {
+	case b := <-body:
+		assert.JSONEq(t, `{"item": "pear", "qty": 4, "total": 18}`, b)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the request was never answered after flt --finish")
+	}
+
+	// A frame no watch recorded: flt says why and what to do.
+	lv(t, s, live.Cmd{Name: live.CmdUnwatch})
+	lv(t, s, bp("shop_server.py:12"))
+	go func() { _, _ = http.Get(fmt.Sprintf("http://127.0.0.1:%d/quote/apple/1", port)) }()
+	a = lv(t, s, cont)
+	require.Equal(t, live.Runtime, a.State, a.Text)
+	_, err := s.Do(context.Background(), live.Cmd{Name: live.CmdFLT})
+	assert.Equal(t, "the paused invocation (shop_server.py:12 in quote) is not being recorded: only invocations that start while a watch on their function is on are; live.watch quote, then let the program call it again", wsError(err))
+}
+
+// firstPara2 is an answer's text before its summary (which starts with the session's rule line).
+func firstPara2(text string) string {
+	head, _, _ := strings.Cut(text, "\n\n── live")
+	return head
+}

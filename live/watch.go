@@ -487,7 +487,7 @@ func (s *Session) fltCmd(ctx context.Context, c Cmd) (result, error) {
 		}
 		if idx < 0 {
 			f := s.stack[0]
-			return result{}, adi.NotFoundf("%s is not being recorded: only invocations that start while a watch is on are; %s its function (%s), then let the program call it again",
+			return result{}, adi.NotFoundf("the paused invocation (%s) is not being recorded: only invocations that start while a watch on their function is on are; %s %s, then let the program call it again",
 				s.frameText(f), cmdMark(CmdWatch), f.Function)
 		}
 		if err := s.rec.RefreshLive(); err != nil {
