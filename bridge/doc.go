@@ -21,7 +21,9 @@
 //   - execute.go: exec, a statement run inside a past frame.
 //   - standby.go: the debug run kept ready for the next exec --then-continue.
 //   - external.go: External, a session whose first run an editor launches (adi dap).
-//   - manager.go: Manager, the sessions of one adi process.
+//   - manager.go: Manager, the sessions of one adi process (recorded and live: the one registry).
+//   - live.go: a live session's recording part (what its live part's watches catch in the
+//     running program) and the Live interface its live part (package live) implements.
 //   - runner.go: Run, RunRequest and the runner, which executes a run under the probe alone.
 //   - debugrun.go: a run under debugpy; debugwatch.go: the watch on its debuggee.
 //   - leftovers.go: ending what a run's process left behind; runnice.go: the priority of runs.

@@ -3,18 +3,24 @@
 // launches the target (parsed by bridge.NewProgram) through a small launcher (python/, embedded
 // and installed into the cache like the probe) that gives it the command's "< file" or an empty
 // standard input, tracks its state from DAP events (Start, Runtime, RuntimeError, PostMortem,
-// Done), refuses every command that is invalid in the current state before anything reaches
-// debugpy, and answers every command with a short summary: the state, the stack, the breakpoints
-// with their hits, and the target's output since the previous answer. A Registry names sessions,
-// expires idle ones and ends every process of a session it closes. Servers call Session.Do (and
-// Registry) and nothing else, so every face (WebSocket, CLI, MCP) shares one implementation.
+// Running, Done), refuses every command that is invalid in the current state before anything
+// reaches debugpy, and answers every command with a short summary: the state, the stack, the
+// breakpoints with their hits, and the target's output since the previous answer.
+//
+// A live session is a bridge.Session with a live part (this package's Session, a bridge.Live):
+// one registry, the bridge.Manager, names, expires and closes every session (sessions.go:
+// Launch, Of, Close, List). Its recording part is what its watches catch (watch.go): every run
+// starts the program with the probe's watch recorder in place but idle; `watch FUNC` makes it
+// record each following invocation of FUNC and what it calls, as the program runs, and every ADI
+// command of the bridge answers about them. Servers call Session.Do and those functions and
+// nothing else, so every face (WebSocket, CLI, MCP) shares one implementation.
 //
 // Goroutines: per run of a session, a dap.Run's: its event pump (output into the session's
 // buffers, through the marker scanners), the pump's stop hand-over, one waiting for the
 // initialized event while the run starts, the dap.Client's read and write loops and the
 // dap.Adapter's waiter; once the program finished, one waits (at most teardownLimit) for its
-// interpreter to end before ending the run's processes. All end with the run. A Session starts no other goroutine: its commands
+// interpreter to end before ending the run's processes; and follow, which re-reads the watches'
+// recording every 200 ms while a watch is on (watch.go). All end with the run. A Session starts no other goroutine: its commands
 // run on the caller's goroutine, one at a time (a mutex), and every wait in them is bounded (the
-// watchdog, request timeouts), so no sequence of commands can wedge it. A Registry with an idle
-// timeout runs one reaper goroutine until Shutdown.
+// watchdog, request timeouts), so no sequence of commands can wedge it.
 package live

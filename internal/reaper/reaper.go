@@ -1,6 +1,6 @@
-// Package reaper owns the loop that closes idle sessions. bridge.Manager (ADI sessions) and
-// live.Registry (live sessions) each run one in a goroutine of their own, which ends when their
-// done channel closes.
+// Package reaper owns the loop that closes idle sessions. bridge.Manager (the one registry of
+// recorded and live sessions) runs it in a goroutine of its own, which ends when its done
+// channel closes.
 package reaper
 
 import (
