@@ -33,6 +33,8 @@ type Run struct {
 	Client  *Client
 
 	launch *Call // debugpy answers it only after configurationDone
+	// detach ends an attached run (AttachRun; Adapter is nil): disconnect, the program runs on.
+	detach func()
 }
 
 // StartRun starts debugpy's adapter, sends initialize and launch, waits for the initialized
@@ -88,9 +90,14 @@ func (r *Run) ConfigurationDone(ctx context.Context) error {
 	return nil
 }
 
-// Close ends every process of the run and the client; the pump ends with the connection.
+// Close ends every process of the run and the client; the pump ends with the connection. An
+// attached run (AttachRun) is detached instead: its program runs on.
 func (r *Run) Close() {
-	_ = r.Adapter.Close()
+	if r.Adapter != nil {
+		_ = r.Adapter.Close()
+	} else {
+		r.detach()
+	}
 	r.Pump.Close()
 }
 
