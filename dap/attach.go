@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,10 +44,11 @@ const (
 )
 
 // AttachRun connects to debugpy's adapter at opts.Addr, sends initialize and attach, waits for
-// the initialized event, sets the exception filters, runs Configure and sends configurationDone:
-// the program runs on (a program started with --wait-for-client starts now). The Run has no
-// Adapter: Close detaches (disconnect with terminateDebuggee false) and leaves the program
-// running. ctx bounds the attach; life bounds the connection (when it ends, adi detaches).
+// the initialized event, sets the exception filters and runs Configure, without sending
+// configurationDone (ConfigurationDone does): a program started with --wait-for-client waits
+// until then, so breakpoints set before it are in place; any other program runs on meanwhile.
+// The Run has no Adapter: Close detaches (configurationDone if it was not sent, then disconnect
+// with terminateDebuggee false) and leaves the program running. ctx bounds the attach; life bounds the connection (when it ends, adi detaches).
 func AttachRun(ctx, life context.Context, opts AttachOptions) (*Run, error) {
 	if opts.Log == nil {
 		opts.Log = hclog.NewNullLogger()
@@ -75,7 +77,8 @@ func AttachRun(ctx, life context.Context, opts AttachOptions) (*Run, error) {
 		hooks.Log = log
 	}
 	r := &Run{Client: c, Pump: NewPump(c, hooks)}
-	r.detach = func() { detach(c) }
+	var once sync.Once // Close may come from life's end and a caller at once: one disconnect, both wait for it
+	r.detach = func() { once.Do(func() { r.detachNow() }) }
 	go func() {
 		select {
 		case <-life.Done():
@@ -131,24 +134,29 @@ func (r *Run) attach(ctx context.Context, opts AttachOptions) (spoke bool, err e
 		return true, fmt.Errorf("attach to %s: %w", opts.Addr, err)
 	}
 	r.launch = call
-	if err := r.ConfigurationDone(ctx); err != nil {
-		return true, fmt.Errorf("attach to %s: %w", opts.Addr, err)
-	}
 	return true, nil
 }
 
 // Attached reports whether the run is attached to a program adi did not start.
 func (r *Run) Attached() bool { return r.Adapter == nil }
 
-// detach sends disconnect (terminateDebuggee false: the program runs on) and closes the
-// connection; it waits at most detachTimeout for debugpy's answer.
-func detach(c *Client) {
+// detachNow ends the configuration phase if that was not done (a program waiting for its
+// client starts), sends disconnect (terminateDebuggee false: the program runs on) and closes the
+// connection; it waits at most detachTimeout for debugpy's answers.
+func (r *Run) detachNow() {
+	c := r.Client
 	select {
 	case <-c.Done():
 	default:
 		ctx, cancel := context.WithTimeout(context.Background(), detachTimeout)
+		if r.launch != nil && !r.configured.Load() {
+			_ = r.ConfigurationDone(ctx)
+		}
 		_ = c.Disconnect(ctx, false)
 		cancel()
 	}
 	_ = c.Close()
 }
+
+// Configured reports whether configurationDone was sent.
+func (r *Run) Configured() bool { return r.configured.Load() }

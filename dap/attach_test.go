@@ -114,6 +114,7 @@ func roundTrip(t *testing.T, ctx context.Context, addr string) time.Duration {
 	require.NoError(t, err)
 	defer r.Close()
 	assert.True(t, r.Attached())
+	require.NoError(t, r.ConfigurationDone(ctx))
 	for i := 0; i < 3; i++ {
 		_, err := r.Client.Threads(ctx)
 		require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	godap "github.com/google/go-dap"
 	"github.com/hashicorp/go-hclog"
@@ -34,7 +35,8 @@ type Run struct {
 
 	launch *Call // debugpy answers it only after configurationDone
 	// detach ends an attached run (AttachRun; Adapter is nil): disconnect, the program runs on.
-	detach func()
+	detach     func()
+	configured atomic.Bool // configurationDone was sent
 }
 
 // StartRun starts debugpy's adapter, sends initialize and launch, waits for the initialized
@@ -78,9 +80,10 @@ func (r *Run) configure(ctx context.Context, opts RunOptions) error {
 	return err
 }
 
-// ConfigurationDone ends the configuration phase and waits for debugpy's answer to launch,
+// ConfigurationDone ends the configuration phase and waits for debugpy's answer to launch (or attach),
 // which comes after it: the program has started when it returns.
 func (r *Run) ConfigurationDone(ctx context.Context) error {
+	r.configured.Store(true)
 	if err := r.Client.ConfigurationDone(ctx); err != nil {
 		return err
 	}

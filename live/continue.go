@@ -34,12 +34,21 @@ func (s *Session) cont(ctx context.Context) (result, error) {
 	r := s.run
 	from := s.state
 	started := time.Now()
-	if from == Start {
+	switch from {
+	case Start:
 		if err := r.configurationDone(ctx); err != nil {
 			return result{}, s.lost(err)
 		}
-	} else if err := s.resume(ctx); err != nil {
-		return result{}, err
+	case Running: // attached: the program runs (or waits for configurationDone): wait for it to stop
+		if !r.dr.Configured() {
+			if err := r.configurationDone(ctx); err != nil {
+				return result{}, s.lost(err)
+			}
+		}
+	default:
+		if err := s.resume(ctx); err != nil {
+			return result{}, err
+		}
 	}
 	s.stack = nil
 	res, err := s.waitStop(ctx, started)
@@ -276,6 +285,9 @@ func (s *Session) watchdog(ctx context.Context, started time.Time) (result, erro
 				grace.Reset(signalGrace)
 				continue
 			}
+			if s.run.attached {
+				return s.stillRunning(started), nil
+			}
 			return s.blocked(started), nil
 		case <-s.life.Done():
 			return result{}, errClosed(s.ID)
@@ -289,7 +301,7 @@ func (s *Session) watchdog(ctx context.Context, started time.Time) (result, erro
 // signal sends sig to the debuggee; it reports whether it could.
 func (s *Session) signal(sig syscall.Signal) bool {
 	pid := s.run.debuggeePid()
-	return pid > 0 && syscall.Kill(pid, sig) == nil
+	return pid > 0 && !s.run.attached && syscall.Kill(pid, sig) == nil
 }
 
 // blocked ends a program that did not respond to pause and says where it was.

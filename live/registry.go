@@ -107,6 +107,9 @@ func (r *Registry) Start(ctx context.Context, id string, replace bool, opts Opti
 	defer s.mu.Unlock()
 	text := fmt.Sprintf("Started `%s` under debugpy as live session %s (watchdog %s). No line has run yet: set breakpoints (%s), then %s. Every answer ends with the session's summary.",
 		s.Command, id, seconds(ms(s.opts.Timeout)), cmdMark(CmdSetBreakpoint)+" "+faces.Param("live.set_breakpoint", "location"), cmdMark(CmdContinue))
+	if s.attach != "" {
+		text = s.attachedText()
+	}
 	return s, s.answer("start", result{text: text}), nil
 }
 

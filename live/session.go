@@ -34,6 +34,11 @@ type Options struct {
 	Python string
 	// Timeout is the watchdog's limit (default DefaultTimeout).
 	Timeout time.Duration
+	// Attach is HOST:PORT of a program started with `python -m debugpy --listen HOST:PORT`:
+	// the session attaches to it instead of launching Command (attach.go).
+	Attach string
+	// AllowRemote permits an Attach address that is not loopback.
+	AllowRemote bool
 }
 
 // Cmd is one command on a live session.
@@ -56,6 +61,7 @@ type Session struct {
 	Command string
 
 	opts    Options
+	attach  string // HOST:PORT the session attached to ("" for a launched one)
 	prog    *bridge.Program
 	tmp     string // the session's temporary directory (faulthandler dumps)
 	log     hclog.Logger
@@ -89,6 +95,9 @@ type Session struct {
 func newSession(ctx context.Context, id string, opts Options, log hclog.Logger) (*Session, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.Attach != "" {
+		return newAttachedSession(ctx, id, opts, log)
 	}
 	prog, _, err := bridge.NewProgram(ctx, bridge.Options{Command: opts.Command, Dir: opts.Dir, Env: opts.Env, Python: opts.Python})
 	if err != nil {
@@ -152,8 +161,8 @@ func (s *Session) Do(ctx context.Context, c Cmd) (*Answer, error) {
 		return nil, errClosed(s.ID)
 	}
 	s.refresh()
-	if reason := refusal(s.state, c.Name); reason != "" {
-		return nil, &RefusedError{Command: c.Name, State: s.state, Detail: s.why, Reason: reason, Valid: Valid(s.state)}
+	if reason := s.refusal(c.Name); reason != "" {
+		return nil, &RefusedError{Command: c.Name, State: s.state, Detail: s.why, Reason: reason, Valid: s.valid()}
 	}
 	var (
 		res result
@@ -265,10 +274,16 @@ func (s *Session) Close() *Answer {
 		}
 		_ = os.RemoveAll(s.tmp)
 		why := "closed; every process of it has ended"
+		if s.attach != "" {
+			why = "closed; " + detachedNote
+		}
 		if s.state == Done {
 			why = s.why + "; the session is closed"
 		}
 		s.setState(Done, why)
+	}
+	if s.attach != "" {
+		return s.answer(CmdClose, result{text: fmt.Sprintf("Closed live session %s: %s.", s.ID, detachedNote)})
 	}
 	return s.answer(CmdClose, result{text: fmt.Sprintf("Closed live session %s; every process of it has ended.", s.ID)})
 }

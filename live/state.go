@@ -20,6 +20,9 @@ const (
 	PostMortem State = "PostMortem"
 	// Done: the program has exited (or was ended); only its output and exit status remain.
 	Done State = "Done"
+	// Running: attached (live.attach) to a program that runs; nothing is paused. continue waits
+	// until it stops.
+	Running State = "Running"
 )
 
 // The commands of a live session, as the API names them.
@@ -61,6 +64,8 @@ func refusal(s State, cmd string) string {
 			return "the program has not started yet, so nothing is paused; set a breakpoint (" + cmdMark(CmdSetBreakpoint) + "), then " + cmdMark(CmdContinue)
 		case Done:
 			return "the program has ended, so there is no frame left; " + cmdMark(CmdRestart) + " runs it again"
+		case Running:
+			return "the program is running, so nothing is paused; set a breakpoint (" + cmdMark(CmdSetBreakpoint) + "), then " + cmdMark(CmdContinue) + " waits until it stops there"
 		}
 	case CmdContinue:
 		if s == Done {
