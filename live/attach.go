@@ -188,3 +188,24 @@ func (s *Session) attachedText() string {
 	return fmt.Sprintf("Attached to the program at %s as live session %s (watchdog %s). It runs (or, started with --wait-for-client, waits for %s): set breakpoints (%s), then %s waits until it stops at one. %s detaches and leaves it running. Every answer ends with the session's summary.",
 		s.attach, s.ID, seconds(ms(s.opts.Timeout)), cmdMark(CmdContinue), cmdMark(CmdSetBreakpoint)+" "+faces.Param("live.set_breakpoint", "location"), cmdMark(CmdContinue), cmdMark(CmdClose))
 }
+
+// attachedEnd says how an attached session ended without an exit status: debugpy's server
+// reports none for the program it runs in. The program exited when its process is gone (waited
+// for briefly: the connection ends just before the process does).
+func (s *Session) attachedEnd() string {
+	pid := s.run.debuggeePid()
+	for deadline := time.Now().Add(time.Second); pid > 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if dap.ProcessEnded(pid) {
+			return "the program exited (debugpy does not report the exit status of a program it was attached to)"
+		}
+	}
+	return "debugpy ended the connection (the program may still run; adi did not start it and cannot tell)"
+}
+
+// closedText is what closing an attached session says (before the state moves to Done).
+func (s *Session) closedText() string {
+	if s.state == Done {
+		return fmt.Sprintf("Closed live session %s (%s).", s.ID, s.why)
+	}
+	return fmt.Sprintf("Closed live session %s: %s.", s.ID, detachedNote)
+}

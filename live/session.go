@@ -216,7 +216,9 @@ func (s *Session) finish(note string) {
 		// debugpy reports a process killed by signal N with the status 256-N.
 		why += fmt.Sprintf(" (what debugpy reports for a process killed by signal %d: %v)", sig, syscall.Signal(sig))
 	}
-	if !exited {
+	if !exited && s.attach != "" {
+		why = s.attachedEnd()
+	} else if !exited {
 		why = "the debugger ended the session without an exit status"
 		if err := r.c.Err(); err != nil && !errors.Is(err, dap.ErrClosed) {
 			why += " (" + err.Error() + ")"
@@ -268,6 +270,10 @@ func (s *Session) Close() *Answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	text := fmt.Sprintf("Closed live session %s; every process of it has ended.", s.ID)
+	if s.attach != "" {
+		text = s.closedText()
+	}
 	if first {
 		if s.run != nil {
 			s.run.close()
@@ -282,10 +288,7 @@ func (s *Session) Close() *Answer {
 		}
 		s.setState(Done, why)
 	}
-	if s.attach != "" {
-		return s.answer(CmdClose, result{text: fmt.Sprintf("Closed live session %s: %s.", s.ID, detachedNote)})
-	}
-	return s.answer(CmdClose, result{text: fmt.Sprintf("Closed live session %s; every process of it has ended.", s.ID)})
+	return s.answer(CmdClose, result{text: text})
 }
 
 func (s *Session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
