@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -255,4 +256,47 @@ func TestLiveAttachServer(t *testing.T) {
 	assert.Less(t, time.Since(start), 5*time.Second)
 	e = callErr(t, c, "live.status", map[string]any{"live": "srv"})
 	assert.Equal(t, server.CodeSessionNotFound, e.Code)
+}
+
+// TestLiveAttachMCP attaches through `adi mcp`'s live_attach; the other live tools default to
+// that session.
+func TestLiveAttachMCP(t *testing.T) {
+	dir := t.TempDir()
+	ds := startDebugpyServer(t, dir)
+	ctx := testContext(t, 2*time.Minute)
+	cmd := exec.Command(adiBinary(t), "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ADI_STATE_DIR="+t.TempDir())
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adi-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer func() {
+		assert.NoError(t, cs.Close())
+		assert.True(t, waitProcessGone(cmd.Process.Pid, 10*time.Second))
+	}()
+	tool := func(name string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		require.NoError(t, err)
+		return mcpText(t, res), res.IsError
+	}
+	text, isErr := tool("live_attach", map[string]any{"address": "10.1.2.3:5678"})
+	assert.True(t, isErr)
+	assert.Equal(t, "live_attach 10.1.2.3:5678 is not a loopback address, and debugpy runs whatever code its client sends over an unencrypted connection; forward the port to 127.0.0.1 (ssh -L, docker -p 127.0.0.1:PORT:PORT), or pass allow_remote if you mean it (bad_input)", text)
+
+	text, isErr = tool("live_attach", map[string]any{"address": ds.addr, "timeout_seconds": 20})
+	require.False(t, isErr, text)
+	assert.Contains(t, text, "(watchdog 20 s)")
+	assert.Contains(t, text, " · Running · run 1: attached to the program at "+ds.addr)
+	text, isErr = tool("live_restart", nil)
+	assert.True(t, isErr)
+	assert.Contains(t, text, "live_restart is refused in state Running")
+	text, isErr = tool("live_set_breakpoint", map[string]any{"location": "prog.py:7", "condition": "i == 3"})
+	require.False(t, isErr, text)
+	text, _ = tool("live_continue", nil)
+	assert.Contains(t, text, "· Runtime · run 1: paused at breakpoint prog.py:7 in work (hit 1)\n")
+	text, _ = tool("live_interact", map[string]any{"code": "total = 100\ni"})
+	assert.Contains(t, text, "Value: 3\n")
+	text, _ = tool("live_close", nil)
+	assert.Contains(t, text, "adi detached from the program, which keeps running")
+	ds.ranToEnd(t)
 }
