@@ -157,6 +157,10 @@ func (s *Session) stopped(ctx context.Context, st stop, started time.Time, byWat
 		s.setState(Runtime, fmt.Sprintf("paused by the watchdog after %s at %s", limit, where))
 		text := fmt.Sprintf("the program neither paused nor finished within the watchdog's limit of %s: adi paused it at %s (Runtime). Inspect it, %s for another %s, or %s.",
 			limit, where, cmdMark(CmdContinue), limit, cmdMark(CmdRestart))
+		if s.attach != "" {
+			text = fmt.Sprintf("the program did not stop within the watchdog's limit of %s: adi paused it at %s (Runtime). Inspect it, or %s for another %s.",
+				limit, where, cmdMark(CmdContinue), limit)
+		}
 		return result{text: text, json: ContinueResult{Outcome: "watchdog", ElapsedMS: elapsed}}, nil
 	}
 	why := fmt.Sprintf("paused (%s) at %s", st.Reason, where)

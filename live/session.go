@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -239,6 +240,9 @@ func (s *Session) finish(note string) {
 
 // endRun ends the run by force and moves to Done with why.
 func (s *Session) endRun(why string) {
+	if s.attach != "" { // adi did not start the program: closing the run detached from it
+		why = strings.Replace(why, "adi ended the program", "adi detached from the program", 1)
+	}
 	s.run.close()
 	s.setState(Done, why)
 }
