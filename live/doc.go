@@ -8,8 +8,9 @@
 // with their hits, and the target's output since the previous answer. A Registry names sessions,
 // expires idle ones and ends every process of a session it closes. A session may instead attach
 // to a program its owner started under debugpy's server (Options.Attach, attach.go): it starts in
-// Running, cannot restart, and its close detaches, leaving the program running. Servers call Session.Do (and
-// Registry) and nothing else, so every face (WebSocket, CLI, MCP) shares one implementation.
+// Running, cannot restart, and its close detaches, leaving the program running. Servers call
+// Session.Do (and Registry) and nothing else, so every face (WebSocket, CLI, MCP) shares one
+// implementation.
 //
 // Goroutines: per run of a session, a dap.Run's: its event pump (output into the session's
 // buffers, through the marker scanners), the pump's stop hand-over, one waiting for the
