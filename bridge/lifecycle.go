@@ -10,6 +10,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/internal/errkind"
+	"github.com/adi-bridge/adi/target"
 	"github.com/hashicorp/go-hclog"
 )
 
@@ -42,8 +43,14 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 // a session with no run yet, which NewSession records and an editor's session (StartExternal)
 // lets the editor run.
 func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Session, error) {
-	prog, tg, err := NewProgram(ctx, opts)
-	if err != nil {
+	var (
+		prog *Program
+		tg   target.Target
+		err  error
+	)
+	if cfg.Program != nil { // a program someone else started (a live session attached to it)
+		prog = cfg.Program
+	} else if prog, tg, err = NewProgram(ctx, opts); err != nil {
 		return nil, err
 	}
 	if cfg.Log == nil {

@@ -41,14 +41,15 @@ func NewLiveID() string { return sessionid.New("live-", 4) }
 
 // StartLive registers a live session under id ("" for a fresh one): its directory, an empty
 // recording (runs/0000, which the live part's watches fill), and the live part start returns.
-// The session is in the Manager from the start. The caller checks that no open session has the
-// id (or closes it first).
-func (m *Manager) StartLive(ctx context.Context, id string, opts Options, start func(s *Session) (Live, error)) (*Session, error) {
+// The session is in the Manager from the start. prog is the program of a process someone else
+// started (attach); nil parses opts.Command. The caller checks that no open session has the id
+// (or closes it first).
+func (m *Manager) StartLive(ctx context.Context, id string, opts Options, prog *Program, start func(s *Session) (Live, error)) (*Session, error) {
 	if id == "" {
 		id = NewLiveID()
 	}
 	return m.add(id, func(id, dir string) (*Session, error) {
-		s, err := newSessionDir(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit, Live: true})
+		s, err := newSessionDir(ctx, opts, SessionConfig{ID: id, Dir: dir, Log: m.log.Named(id), Events: m.emit, Live: true, Program: prog})
 		if err != nil {
 			return nil, err
 		}

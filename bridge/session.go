@@ -91,6 +91,9 @@ type SessionConfig struct {
 	Events func(Event) // may be nil
 	// Live makes a live session: its recording is what its live part's watches catch (live.go).
 	Live bool
+	// Program, when set, is the session's program as given (a live session attached to a program
+	// its owner started has no command to parse); NewProgram makes it otherwise.
+	Program *Program
 }
 
 // record runs the program under the probe alone and reports progress.

@@ -17,7 +17,7 @@ type LiveInvocation struct {
 	// Name is the subcommand as typed ("break"), for messages.
 	Name string
 	// Method is the JSON-RPC method (live.set_breakpoint); "live" is added to Params, except for
-	// live.start and live.list.
+	// live.start, live.attach and live.list.
 	Method string
 	Params map[string]any
 	// Live is --live or $ADI_LIVE ("" uses the last session started in this state directory).
@@ -46,6 +46,14 @@ func Live(ctx context.Context, env *Env, inv LiveInvocation) int {
 		if env.Python != "" {
 			params["python"] = env.Python
 		}
+	case "live.attach":
+		if _, ok := params["id"]; !ok {
+			params["id"] = inv.Live
+			if inv.Live == "" {
+				params["id"] = LiveID(env.Dir, "attach "+fmt.Sprint(params["address"]))
+			}
+		}
+		params["dir"], params["replace"] = env.Dir, true
 	case "live.list":
 	default:
 		id, code := chooseLive(env, inv)
@@ -64,7 +72,7 @@ func Live(ctx context.Context, env *Env, inv LiveInvocation) int {
 		return fail(env, err)
 	}
 	switch inv.Method {
-	case "live.start":
+	case "live.start", "live.attach":
 		writeLast(env, lastLiveFile, fmt.Sprint(params["id"]))
 	case "live.close":
 		if readLast(env, lastLiveFile) == params["live"] {

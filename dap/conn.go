@@ -19,7 +19,8 @@
 //     initialize, launch up to the end of the configuration phase, ConfigurationDone (which
 //     waits for launch's answer), and a Pump. While a Run starts, one goroutine waits for the
 //     initialized event. exec runs, the kept-ready run, live mode, the benchmark and the Pinger
-//     all use it.
+//     all use it. AttachRun (attach.go) is a Run on a program adi did not start, over TCP to
+//     `python -m debugpy --listen`: no Adapter, and Close detaches instead of ending processes.
 //   - Pump: the one reader of a run's events. It runs two goroutines: the pump (output, the
 //     debuggee's pid and the exit to hooks and fields; it ends at exited, terminated or the end
 //     of the connection) and the stop hand-over, which delivers every stop in order, none dropped,

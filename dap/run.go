@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	godap "github.com/google/go-dap"
 	"github.com/hashicorp/go-hclog"
@@ -33,6 +34,9 @@ type Run struct {
 	Client  *Client
 
 	launch *Call // debugpy answers it only after configurationDone
+	// detach ends an attached run (AttachRun; Adapter is nil): disconnect, the program runs on.
+	detach     func()
+	configured atomic.Bool // configurationDone was sent
 }
 
 // StartRun starts debugpy's adapter, sends initialize and launch, waits for the initialized
@@ -76,9 +80,10 @@ func (r *Run) configure(ctx context.Context, opts RunOptions) error {
 	return err
 }
 
-// ConfigurationDone ends the configuration phase and waits for debugpy's answer to launch,
+// ConfigurationDone ends the configuration phase and waits for debugpy's answer to launch (or attach),
 // which comes after it: the program has started when it returns.
 func (r *Run) ConfigurationDone(ctx context.Context) error {
+	r.configured.Store(true)
 	if err := r.Client.ConfigurationDone(ctx); err != nil {
 		return err
 	}
@@ -88,9 +93,14 @@ func (r *Run) ConfigurationDone(ctx context.Context) error {
 	return nil
 }
 
-// Close ends every process of the run and the client; the pump ends with the connection.
+// Close ends every process of the run and the client; the pump ends with the connection. An
+// attached run (AttachRun) is detached instead: its program runs on.
 func (r *Run) Close() {
-	_ = r.Adapter.Close()
+	if r.Adapter != nil {
+		_ = r.Adapter.Close()
+	} else {
+		r.detach()
+	}
 	r.Pump.Close()
 }
 

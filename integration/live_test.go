@@ -686,7 +686,7 @@ func TestLiveServer(t *testing.T) {
 			names = append(names, m.Name+" "+m.Params)
 		}
 	}
-	assert.Equal(t, []string{"live.clear {live, location?}", "live.close {live}", "live.continue {live}",
+	assert.Equal(t, []string{"live.attach {address, id?, replace?, dir?, timeout_ms?, allow_remote?}", "live.clear {live, location?}", "live.close {live}", "live.continue {live}",
 		"live.interact {live, code, frame?}", "live.list {}", "live.restart {live}", "live.set_breakpoint {live, location, condition?, keep?}",
 		"live.stack {live}", "live.start {command, id?, replace?, dir?, env?, timeout_ms?, python?}", "live.status {live}", "live.where {live}"}, names)
 

@@ -92,7 +92,7 @@ func (s *Session) answer(cmd string, res result) *Answer {
 // summary takes a snapshot of the state, and the output not yet shown.
 func (s *Session) summary() Summary {
 	sum := Summary{State: s.state, Why: s.why, Run: s.runs, Stack: append([]Frame{}, s.stack...),
-		Breakpoints: []Breakpoint{}, Output: s.out.take(), Valid: Valid(s.state)}
+		Breakpoints: []Breakpoint{}, Output: s.out.take(), Valid: s.valid()}
 	if s.closed.Load() {
 		sum.Valid = []string{}
 	}

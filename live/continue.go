@@ -35,17 +35,25 @@ func (s *Session) cont(ctx context.Context, background bool) (result, error) {
 	r := s.run
 	from := s.state
 	started := time.Now()
-	if from == Running {
+	switch from {
+	case Start:
+		if err := r.configurationDone(ctx); err != nil {
+			return result{}, s.lost(err)
+		}
+	case Running: // it runs on its own (background, or attached): wait for it to stop
 		if background {
 			return result{text: "The program is already running on its own; " + cmdMark(CmdContinue) + " without " +
 				faces.Param("live.continue", "background") + " waits until it stops."}, nil
 		}
-	} else if from == Start {
-		if err := r.configurationDone(ctx); err != nil {
-			return result{}, s.lost(err)
+		if !r.dr.Configured() { // attached, before the first continue
+			if err := r.configurationDone(ctx); err != nil {
+				return result{}, s.lost(err)
+			}
 		}
-	} else if err := s.resume(ctx); err != nil {
-		return result{}, err
+	default:
+		if err := s.resume(ctx); err != nil {
+			return result{}, err
+		}
 	}
 	s.stack = nil
 	if background {
@@ -184,6 +192,10 @@ func (s *Session) stopped(ctx context.Context, st stop, started time.Time, byWat
 		s.setState(Runtime, fmt.Sprintf("paused by the watchdog after %s at %s", limit, where))
 		text := fmt.Sprintf("the program neither paused nor finished within the watchdog's limit of %s: adi paused it at %s (Runtime). Inspect it, %s for another %s, or %s.",
 			limit, where, cmdMark(CmdContinue), limit, cmdMark(CmdRestart))
+		if s.attach != "" {
+			text = fmt.Sprintf("the program did not stop within the watchdog's limit of %s: adi paused it at %s (Runtime). Inspect it, or %s for another %s.",
+				limit, where, cmdMark(CmdContinue), limit)
+		}
 		return result{text: text, json: ContinueResult{Outcome: "watchdog", ElapsedMS: elapsed}}, nil
 	}
 	why := fmt.Sprintf("paused (%s) at %s", st.Reason, where)
@@ -312,6 +324,9 @@ func (s *Session) watchdog(ctx context.Context, started time.Time) (result, erro
 				grace.Reset(signalGrace)
 				continue
 			}
+			if s.run.attached {
+				return s.stillRunning(started), nil
+			}
 			return s.blocked(started), nil
 		case <-s.life.Done():
 			return result{}, errClosed(s.ID)
@@ -325,7 +340,7 @@ func (s *Session) watchdog(ctx context.Context, started time.Time) (result, erro
 // signal sends sig to the debuggee; it reports whether it could.
 func (s *Session) signal(sig syscall.Signal) bool {
 	pid := s.run.debuggeePid()
-	return pid > 0 && syscall.Kill(pid, sig) == nil
+	return pid > 0 && !s.run.attached && syscall.Kill(pid, sig) == nil
 }
 
 // blocked ends a program that did not respond to pause and says where it was.

@@ -12,8 +12,11 @@
 // Launch, Of, Close, List). Its recording part is what its watches catch (watch.go): every run
 // starts the program with the probe's watch recorder in place but idle; `watch FUNC` makes it
 // record each following invocation of FUNC and what it calls, as the program runs, and every ADI
-// command of the bridge answers about them. Servers call Session.Do and those functions and
-// nothing else, so every face (WebSocket, CLI, MCP) shares one implementation.
+// command of the bridge answers about them. A session may instead attach to a program its owner
+// started under debugpy's server (Options.Attach, attach.go): it starts in Running, cannot
+// restart, and its close detaches, leaving the program running. Servers call Session.Do and
+// those functions and nothing else, so every face (WebSocket, CLI, MCP) shares one
+// implementation.
 //
 // Goroutines: per run of a session, a dap.Run's: its event pump (output into the session's
 // buffers, through the marker scanners), the pump's stop hand-over, one waiting for the

@@ -62,6 +62,9 @@ func (s *Session) interact(ctx context.Context, code string, index int) (result,
 	lit, _ := json.Marshal(code) // a JSON string is a valid Python string literal
 	limit := s.opts.Timeout
 	expr := fmt.Sprintf("__import__('adi_live').interact(%s, %g)", lit, limit.Seconds())
+	if s.run.attached {
+		expr = s.run.helperImport() + " or " + expr
+	}
 	started := time.Now()
 	ectx, cancel := context.WithTimeout(ctx, limit+interactGrace)
 	body, err := s.run.c.Evaluate(ectx, expr, f.id, "clipboard")

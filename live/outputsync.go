@@ -24,7 +24,7 @@ const syncTimeout = time.Second
 // (the launcher sends all the output before it says the program exited). Every wait is bounded.
 func (r *run) outputSync(ctx context.Context) {
 	pid := r.debuggeePid()
-	if pid <= 0 {
+	if pid <= 0 || r.attached { // an attached program's output is its owner's: adi writes nothing into it
 		return
 	}
 	var waits []chan struct{}

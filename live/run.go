@@ -42,6 +42,10 @@ type run struct {
 	pump *dap.Pump
 	c    *dap.Client
 	dump string // the launcher's faulthandler file
+	// attached: adi attached to a program it did not start (attach.go): no launcher, so no exit
+	// report, no signals and no sync markers; helpers are the directories interact imports from.
+	attached bool
+	helpers  []string
 
 	ended <-chan struct{} // closed when the debuggee exited, the session terminated, or the connection broke
 	// finished is closed when the launcher reported the program's exit status: the program is
@@ -142,7 +146,10 @@ func (r *run) hooks(out *outputs) dap.PumpHooks {
 			r.mu.Lock()
 			r.failed = fmt.Errorf("adi: internal error while reading debugpy's events: %v; adi ended the program (please report this)", v)
 			r.mu.Unlock()
-			if r.dr != nil {
+			switch {
+			case r.dr != nil && r.attached:
+				r.dr.Close()
+			case r.dr != nil:
 				_ = r.dr.Adapter.Close()
 			}
 		},

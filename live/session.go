@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -34,6 +35,11 @@ type Options struct {
 	Python string
 	// Timeout is the watchdog's limit (default DefaultTimeout).
 	Timeout time.Duration
+	// Attach is HOST:PORT of a program started with `python -m debugpy --listen HOST:PORT`:
+	// the session attaches to it instead of launching Command (attach.go).
+	Attach string
+	// AllowRemote permits an Attach address that is not loopback.
+	AllowRemote bool
 }
 
 // Cmd is one command on a live session.
@@ -63,11 +69,14 @@ type Session struct {
 	ID      string
 	Command string
 
-	opts    Options
-	prog    *bridge.Program
-	tmp     string // the session's temporary directory (faulthandler dumps)
-	log     hclog.Logger
-	created time.Time
+	opts   Options
+	attach string // HOST:PORT the session attached to ("" for a launched one)
+	// closeText is what closing did (set by the first Close) for close's answer.
+	closeText string
+	prog      *bridge.Program
+	tmp       string // the session's temporary directory (faulthandler dumps)
+	log       hclog.Logger
+	created   time.Time
 
 	// rec is the session's recording part: what its watches catch (watch.go).
 	rec *bridge.Session
@@ -104,6 +113,9 @@ type Session struct {
 func newSession(ctx context.Context, id string, opts Options, rec *bridge.Session) (*Session, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.Attach != "" {
+		return newAttachedSession(ctx, id, opts, rec)
 	}
 	prog, log := rec.Program(), rec.Log()
 	tmp, err := os.MkdirTemp("", "adi-live-")
@@ -184,8 +196,8 @@ func (s *Session) Do(ctx context.Context, c Cmd) (*Answer, error) {
 	}
 	s.refresh()
 	s.pollRunning(ctx)
-	if reason := refusal(s.state, c.Name); reason != "" {
-		return nil, &RefusedError{Command: c.Name, State: s.state, Detail: s.why, Reason: reason, Valid: Valid(s.state)}
+	if reason := s.refusal(c.Name); reason != "" {
+		return nil, &RefusedError{Command: c.Name, State: s.state, Detail: s.why, Reason: reason, Valid: s.valid()}
 	}
 	var (
 		res result
@@ -247,7 +259,9 @@ func (s *Session) finish(note string) {
 		// debugpy reports a process killed by signal N with the status 256-N.
 		why += fmt.Sprintf(" (what debugpy reports for a process killed by signal %d: %v)", sig, syscall.Signal(sig))
 	}
-	if !exited {
+	if !exited && s.attach != "" {
+		why = s.attachedEnd()
+	} else if !exited {
 		why = "the debugger ended the session without an exit status"
 		if err := r.c.Err(); err != nil && !errors.Is(err, dap.ErrClosed) {
 			why += " (" + err.Error() + ")"
@@ -268,6 +282,9 @@ func (s *Session) finish(note string) {
 
 // endRun ends the run by force and moves to Done with why.
 func (s *Session) endRun(why string) {
+	if s.attach != "" { // adi did not start the program: closing the run detached from it
+		why = strings.Replace(why, "adi ended the program", "adi detached from the program", 1)
+	}
 	s.run.close()
 	s.setState(Done, why)
 }
@@ -297,11 +314,18 @@ func (s *Session) Close() {
 	s.kill() // the adapter watches s.life: every process of the run ends now
 	s.mu.Lock()
 	if first {
+		s.closeText = fmt.Sprintf("Closed live session %s; every process of it has ended.", s.ID)
+		if s.attach != "" {
+			s.closeText = s.closedText()
+		}
 		if s.run != nil {
 			s.run.close()
 		}
 		_ = os.RemoveAll(s.tmp)
 		why := "closed; every process of it has ended"
+		if s.attach != "" {
+			why = "closed; " + detachedNote
+		}
 		if s.state == Done {
 			why = s.why + "; the session is closed"
 		}
@@ -310,11 +334,11 @@ func (s *Session) Close() {
 	s.mu.Unlock()
 }
 
-// closedAnswer is the answer to close: the session's last summary.
+// closedAnswer is the answer to close: what closing did, and the session's last summary.
 func (s *Session) closedAnswer() *Answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.answer(CmdClose, result{text: fmt.Sprintf("Closed live session %s; every process of it has ended.", s.ID)})
+	return s.answer(CmdClose, result{text: s.closeText})
 }
 
 func (s *Session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }

@@ -35,8 +35,21 @@ func Launch(ctx context.Context, m *bridge.Manager, id string, replace bool, opt
 		}
 		_ = m.CloseWhy(id, "it was replaced by a new live session of that id")
 	}
+	bopts := bridge.Options{Command: opts.Command, Dir: opts.Dir, Env: opts.Env, Python: opts.Python}
+	var prog *bridge.Program
+	if opts.Attach != "" {
+		if err := CheckAttachAddr(opts.Attach, opts.AllowRemote); err != nil {
+			return nil, nil, err
+		}
+		dir, err := attachDir(opts.Dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		prog = &bridge.Program{Dir: dir, Root: dir}
+		bopts = bridge.Options{Command: "attach " + opts.Attach, Dir: dir}
+	}
 	var ls *Session
-	_, err := m.StartLive(ctx, id, bridge.Options{Command: opts.Command, Dir: opts.Dir, Env: opts.Env, Python: opts.Python},
+	_, err := m.StartLive(ctx, id, bopts, prog,
 		func(rec *bridge.Session) (bridge.Live, error) {
 			var err error
 			ls, err = newSession(ctx, id, opts, rec)
@@ -53,6 +66,9 @@ func Launch(ctx context.Context, m *bridge.Manager, id string, replace bool, opt
 	text := fmt.Sprintf("Started `%s` under debugpy as live session %s (watchdog %s). No line has run yet: set breakpoints (%s) or watch functions (%s), then %s. Every answer ends with the session's summary.",
 		ls.Command, id, seconds(ms(ls.opts.Timeout)), cmdMark(CmdSetBreakpoint)+" "+faces.Param("live.set_breakpoint", "location"),
 		cmdMark(CmdWatch)+" "+faces.Param("live.watch", "func"), cmdMark(CmdContinue))
+	if ls.attach != "" {
+		text = ls.attachedText()
+	}
 	return ls, ls.answer("start", result{text: text}), nil
 }
 

@@ -18,8 +18,8 @@ const (
 	// PostMortem: the program is ending by an uncaught exception; it is kept paused there so the
 	// frames of the traceback stay inspectable. continue lets it exit.
 	PostMortem State = "PostMortem"
-	// Running: the program runs on its own (continue with background): watches record, breakpoints
-	// stop it; continue waits for the next stop.
+	// Running: the program runs on its own (continue with background, or attached to with
+	// live.attach): watches record, breakpoints stop it; continue waits for the next stop.
 	Running State = "Running"
 	// Done: the program has exited (or was ended); only its output and exit status remain.
 	Done State = "Done"

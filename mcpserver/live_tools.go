@@ -21,6 +21,14 @@ type liveStartIn struct {
 	ID             string            `json:"id,omitempty" jsonschema:"a name for the live session; an open live session of that name is ended and started over"`
 }
 
+type liveAttachIn struct {
+	Address        string  `json:"address" jsonschema:"HOST:PORT of a Python program started with 'python -m debugpy --listen HOST:PORT prog.py' (optionally --wait-for-client), e.g. '127.0.0.1:5678'; only loopback unless allow_remote"`
+	Dir            string  `json:"dir,omitempty" jsonschema:"directory that relative FILE:LINE breakpoints are read from (default: the server's)"`
+	TimeoutSeconds flexInt `json:"timeout_seconds,omitempty" jsonschema:"the watchdog's limit: a live_continue that does not stop within it answers with where the program is (default 30); a whole number, also as a string (\"16\" is 16)"`
+	ID             string  `json:"id,omitempty" jsonschema:"a name for the live session; an open live session of that name is ended and started over"`
+	AllowRemote    bool    `json:"allow_remote,omitempty" jsonschema:"allow a HOST that is not loopback (debugpy runs any code its client sends, unencrypted)"`
+}
+
 type liveBreakIn struct {
 	liveIn
 	Location  string `json:"location" jsonschema:"FILE:LINE of a line with a statement, e.g. 'src/pricing.py:42' (relative to the command's directory); the line is about to run when the program stops there"`
@@ -66,6 +74,7 @@ const liveLoop = " Live mode's loop: live_start → live_set_breakpoint FILE:LIN
 
 var liveTools = map[string]tool{
 	"live_start":          {name: "live_start", method: "live.start", desc: "Launch a Python command under a real debugger (debugpy), stopped before its first line (state Start), for live debugging: pause at a line, look at and change variables, continue and see what happens next. Use it when the recorded view of adi_open is not enough: to test a hypothesis by changing a value at runtime. Every live tool answers with a summary: the state (Start, Runtime = paused at a breakpoint, RuntimeError = paused on an exception leaving your code, PostMortem = the program is ending by an uncaught exception, frames still inspectable, Done = ended), the stack, the breakpoints and the program's new output. A tool that is invalid in the state is refused with the reason and the valid ones." + liveLoop},
+	"live_attach":         {name: "live_attach", method: "live.attach", desc: "Attach a live session to a Python program that is already running under debugpy's server ('python -m debugpy --listen 127.0.0.1:5678 app.py', e.g. a server in a container with the port forwarded to loopback), instead of launching one. The session starts in state Running: set breakpoints with live_set_breakpoint, then live_continue waits until the program stops at one; live_interact, live_stack and live_where work as in a launched session. live_restart is refused (adi did not start the program). live_close detaches and leaves the program running."},
 	"live_set_breakpoint": {name: "live_set_breakpoint", method: "live.set_breakpoint", desc: "Add a breakpoint at FILE:LINE (optionally with a condition). It is removed once hit unless keep is true; live_restart sets every breakpoint again. In PostMortem or Done it applies from the next live_restart."},
 	"live_clear":          {name: "live_clear", method: "live.clear", desc: "Remove the breakpoint at FILE:LINE, or every breakpoint when location is omitted."},
 	"live_continue":       {name: "live_continue", method: "live.continue", desc: "Let the program run until it stops at a breakpoint (Runtime), stops on an exception (RuntimeError, then PostMortem if nothing catches it), or ends (Done: with its exit status and output, e.g. whether the tests passed). From Start it starts the program. A program that runs longer than the watchdog's limit is paused and the answer says where."},
@@ -90,6 +99,7 @@ func init() {
 // addLiveTools registers the live tools.
 func (s *Server) addLiveTools() {
 	addLiveTool[liveStartIn](s, "live_start")
+	addLiveTool[liveAttachIn](s, "live_attach")
 	addLiveTool[liveBreakIn](s, "live_set_breakpoint")
 	addLiveTool[liveClearIn](s, "live_clear")
 	addLiveTool[liveContinueIn](s, "live_continue")
@@ -135,7 +145,7 @@ func (s *Server) liveAnswer(method string, _ map[string]any, raw json.RawMessage
 // liveParams turns a live tool's input into its method's params: the default live session, and
 // live_start's seconds into milliseconds.
 func (s *Server) liveParams(method string, params map[string]any) error {
-	if method == "live.start" {
+	if method == "live.start" || method == "live.attach" {
 		secondsToMS(params)
 		if id, ok := params["id"].(string); ok && id != "" {
 			params["replace"] = true

@@ -18,6 +18,8 @@ func init() {
 	register(
 		&method{name: "live.start", usage: "{command, id?, replace?, dir?, env?, timeout_ms?, python?}",
 			summary: "launch a command under debugpy, paused before its first line (state Start)", call: liveStart},
+		&method{name: "live.attach", usage: "{address, id?, replace?, dir?, timeout_ms?, allow_remote?}",
+			summary: "attach to a program started with python -m debugpy --listen HOST:PORT (state Running); close detaches and leaves it running", call: liveAttach},
 		liveMethod("live.set_breakpoint", "{live, location, condition?, keep?}",
 			"add a breakpoint at FILE:LINE (removed once hit unless keep)", func(p *params) live.Cmd {
 				return live.Cmd{Name: live.CmdSetBreakpoint, Location: p.String("location", true),
@@ -90,6 +92,19 @@ func liveStart(c *call) (any, error) {
 	}
 	if opts.Python == "" {
 		opts.Python = c.h.python
+	}
+	_, ans, err := live.Launch(c.ctx, c.h.mgr, id, replace, opts)
+	return ans, liveError(err)
+}
+
+// liveAttach attaches a live session to a debugpy server (live.Options.Attach).
+func liveAttach(c *call) (any, error) {
+	p := c.p
+	opts := live.Options{Attach: p.String("address", true), Dir: p.String("dir", false),
+		Timeout: time.Duration(p.Int("timeout_ms", false, 1)) * time.Millisecond, AllowRemote: p.Bool("allow_remote")}
+	id, replace := p.String("id", false), p.Bool("replace")
+	if err := p.done(); err != nil {
+		return nil, err
 	}
 	_, ans, err := live.Launch(c.ctx, c.h.mgr, id, replace, opts)
 	return ans, liveError(err)

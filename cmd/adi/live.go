@@ -26,6 +26,7 @@ type liveSub struct {
 
 var liveSubs = map[string]liveSub{
 	"start":    {`"CMD" [--id ID] [-t SECONDS]`, "launch CMD under debugpy, paused before its first line", "live.start", buildLiveStart},
+	"attach":   {`HOST:PORT [--allow-remote] [--id ID]`, "attach to python -m debugpy --listen HOST:PORT (close detaches)", "live.attach", buildLiveAttach},
 	"break":    {`FILE:LINE [--cond EXPR] [--keep]`, "add a breakpoint (removed once hit unless --keep)", "live.set_breakpoint", buildLiveBreak},
 	"clear":    {`[FILE:LINE]`, "remove a breakpoint (all without FILE:LINE)", "live.clear", buildLiveClear},
 	"continue": {`[--background]`, "run to the next stop, the end, or the watchdog's limit (--background: return at once)", "live.continue", buildLiveContinue},
@@ -83,7 +84,7 @@ func runLive(ctx context.Context, g *globals, args []string) error {
 }
 
 func liveUsage(w io.Writer) {
-	fmt.Fprintln(w, "adi live: debug a paused, live Python process under debugpy (states Start, Runtime, RuntimeError,")
+	fmt.Fprintln(w, "adi live: debug a paused, live Python process under debugpy (states Start, Running, Runtime, RuntimeError,")
 	fmt.Fprintln(w, "PostMortem, Done; a command invalid in the state is refused; every answer ends with a summary).")
 	fmt.Fprintln(w, "\nUsage: adi live <command> [flags] [args]   (--live ID picks the session; default: the last started)\n\nCommands:")
 	names := make([]string, 0, len(liveSubs))
@@ -191,6 +192,30 @@ func buildLiveStart(fs *flag.FlagSet) func([]string) (map[string]any, error) {
 		}
 		if timeout > 0 {
 			p["timeout_ms"] = timeout * 1000
+		}
+		return p, nil
+	}
+}
+
+func buildLiveAttach(fs *flag.FlagSet) func([]string) (map[string]any, error) {
+	id := fs.String("id", "", "name the live session (default: --live, else derived from HOST:PORT and the directory)")
+	var timeout int
+	fs.IntVar(&timeout, "timeout", 0, "the watchdog's limit in seconds: a continue that does not stop within it answers (default 30)")
+	fs.IntVar(&timeout, "t", 0, "short for --timeout")
+	remote := fs.Bool("allow-remote", false, "allow a HOST that is not loopback (debugpy runs any code its client sends, unencrypted)")
+	return func(args []string) (map[string]any, error) {
+		if len(args) != 1 {
+			return nil, fmt.Errorf("give the address debugpy listens on, e.g. 127.0.0.1:5678")
+		}
+		p := map[string]any{"address": args[0]}
+		if *id != "" {
+			p["id"] = *id
+		}
+		if timeout > 0 {
+			p["timeout_ms"] = timeout * 1000
+		}
+		if *remote {
+			p["allow_remote"] = true
 		}
 		return p, nil
 	}

@@ -82,6 +82,7 @@ var commands = map[string]names{
 	"adi.flt":             {"adi flt", "adi_flt"},
 	"adi.execute":         {"adi exec", "adi_exec"},
 	"live.start":          {"adi live start", "live_start"},
+	"live.attach":         {"adi live attach", "live_attach"},
 	"live.set_breakpoint": {"adi live break", "live_set_breakpoint"},
 	"live.clear":          {"adi live clear", "live_clear"},
 	"live.continue":       {"adi live continue", "live_continue"},
@@ -134,6 +135,10 @@ var params = map[string]names{
 	"live.start dir":                {"-", ""},
 	"live.start env":                {"-", ""},
 	"live.start python":             {"", "-"},
+	"live.attach address":           {"HOST:PORT", ""},
+	"live.attach timeout_ms":        {"-t SECONDS", "timeout_seconds"},
+	"live.attach replace":           {"-", "-"},
+	"live.attach dir":               {"-", ""},
 	"adi.break when":                {"--on-entry|--on-return", ""},
 	"adi.break line":                {"--if-eval-lineno L", ""},
 }
