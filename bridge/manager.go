@@ -320,11 +320,13 @@ func (m *Manager) CloseWhy(id, why string) error {
 		}
 		return adi.Errorf(ErrNoSession, "no session %q", id)
 	}
+	defer func() { // also after a panic in Close, so that Shutdown never waits for it forever
+		m.mu.Lock()
+		m.closing--
+		m.closed.Broadcast()
+		m.mu.Unlock()
+	}()
 	s.Close()
-	m.mu.Lock()
-	m.closing--
-	m.closed.Broadcast()
-	m.mu.Unlock()
 	return nil
 }
 

@@ -169,6 +169,9 @@ func (p *probeConn) call(ctx context.Context, op string, params map[string]any, 
 }
 
 func (p *probeConn) close() {
+	if p == nil { // a run with no watch recorder (attached to a program adi did not start)
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conn != nil {
