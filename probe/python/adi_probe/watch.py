@@ -130,6 +130,8 @@ class Session:
             self.rec.announce(self.rec.thread_state())  # the main thread is tid 0
         self.engine = select_engine(self.rec)
         self.engine.start()
+        if isinstance(self.engine, MonitoringEngine):
+            self.scope.set_idle_callback(self.engine.set_idle)
         atexit.register(self.close)
         os.register_at_fork(after_in_child=self._forked)
         py_db = debugger.pydevd_debugger()
