@@ -275,7 +275,7 @@ class Recorder:
         self.scope = None
         if getattr(cfg, "scope", False):
             from .scope import Scope
-            self.scope = Scope()
+            self.scope = Scope(self.live_gens)
         for sel in cfg.trace:
             w = self._watch(sel.func)
             (w.sel_exit if sel.at == "exit" else w.sel_entry).append(sel)
@@ -825,7 +825,7 @@ class Recorder:
             leave_rec(kind, value)
             if not stack:
                 scope.rooted(-1)
-                rec.flush()  # a root ended (or suspended): readers see it now
+                rec.flush(True)  # a root ended (or suspended): readers see it now
 
         return call, profile, enter_slow, leave
 
@@ -936,14 +936,15 @@ class Recorder:
                 calls_append(("call", e[E_IDX], e[E_INFO].cid, e[E_CALLER], ts.tid, e[E_LINE], e[E_ARGS],
                               e[E_FP]))
 
-    def flush(self):
-        """Write the queued records; once max_bytes is reached, stop recording calls."""
+    def flush(self, wait=False):
+        """Write the queued records; once max_bytes is reached, stop recording calls. `wait`:
+        when another thread is writing, wait for it and write (else leave them for the next)."""
         try:
             self.open_live()
         except Exception as exc:
             self.internal_error("writing open calls", exc)
         try:
-            self.out.flush()
+            self.out.flush(wait)
         except OSError as exc:
             self.internal_error("writing %s" % self.out.dir, exc)
             self.out.closed = True

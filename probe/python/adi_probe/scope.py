@@ -66,7 +66,8 @@ def compile_cond(cond):
 class Scope:
     """The watches of a scoped recording."""
 
-    def __init__(self):
+    def __init__(self, live_gens=None):
+        self.live_gens = live_gens if live_gens is not None else {}  # the recorder's suspended generators
         self.gen = [0]  # bumped on every change (CodeInfo.wgen)
         # id(code) of the code objects that cannot start a root at generation gen[0] (not user
         # code, or no watch names it, and not a generator): the scoped hooks' first check.
@@ -117,8 +118,9 @@ class Scope:
             self._check_idle()
 
     def _check_idle(self):
-        """(under the lock) Tell the engine when nothing can be recorded, and when that ends."""
-        idle = not self.live[0] and not any(w.active() for w in self.watches.values())
+        """(under the lock) Tell the engine when nothing can be recorded (no active watch, no
+        recorded frame running or suspended), and when that ends."""
+        idle = not self.live[0] and not self.live_gens and not any(w.active() for w in self.watches.values())
         if idle != self._idle and self.on_idle is not None:
             self._idle = idle
             self.on_idle(idle)

@@ -173,7 +173,8 @@ class Session:
             pass
 
     def close(self):
-        """At exit: stop recording, end the FLTs still running ("unfinished"), write it all."""
+        """At exit: stop recording, end the FLTs still running ("unfinished") and the suspended
+        generators (GeneratorExit), write it all."""
         if self.closed or os.getpid() != self.pid:
             return
         self.closed = True
@@ -183,7 +184,8 @@ class Session:
         except Exception:
             pass
         try:
-            self.rec.finish_unfinished()
+            # (the interpreter's exit closes the suspended generators after this: written so)
+            self.rec.finish_unfinished(closing=True)
             self.out.close()
         except Exception:
             pass
