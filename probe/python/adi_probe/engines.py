@@ -278,6 +278,26 @@ class MonitoringEngine:
                 h = new_thread()
             h.call(getframe(1), "call", None, info)
 
+        if rec.scope is not None:
+            # scoped recording: outside recorded frames, a code object no watch names costs
+            # one set lookup (scope.Scope.skip, live)
+            skip = rec.scope.skip
+            live = rec.scope.live
+
+            def on_start(code, offset):  # (on_start's body, which getframe(1) needs, after one check)
+                if _id(code) in skip and not live[0]:
+                    return
+                info = codes_get(_id(code))
+                if info is None:
+                    info = classify_user(code, getframe(1))
+                if info is False:
+                    return DISABLE
+                try:
+                    h = local.h
+                except AttributeError:
+                    h = new_thread()
+                h.call(getframe(1), "call", None, info)
+
         def resume(frame):
             if live_gens_get(frame) is not None:
                 try:
@@ -411,6 +431,10 @@ class MonitoringEngine:
         self._local = ev.LINE | ev.JUMP
         local.h = rec.thread_hooks(rec.thread_state(), MONITOR)
         mon.set_events(tool, self._base)
+
+    def set_idle(self, idle):
+        """Scoped recording (scope.Scope.on_idle): no events at all while nothing can be recorded."""
+        sys.monitoring.set_events(self.tool, 0 if idle else self._base | (self._raise if self._stepping else 0))
 
     def _line_table(self, code):
         """offset -> line of a code object being stepped."""

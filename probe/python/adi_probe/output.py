@@ -47,9 +47,10 @@ class Output:
         self._write(self._calls_file, CALLS_MAGIC)
         self._write(self._flt_file, FLT_MAGIC)
 
-    def flush(self):
-        """Write everything recorded so far (safe from any thread; no-op once closed)."""
-        if not self._lock.acquire(blocking=False):
+    def flush(self, wait=False):
+        """Write everything recorded so far (safe from any thread; no-op once closed). Without
+        `wait`, a flush while another thread writes returns at once (the records stay queued)."""
+        if not self._lock.acquire(blocking=wait):
             return  # another thread is flushing; the records stay queued for the next flush
         try:
             if self.closed:

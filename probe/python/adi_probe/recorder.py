@@ -275,7 +275,7 @@ class Recorder:
         self.scope = None
         if getattr(cfg, "scope", False):
             from .scope import Scope
-            self.scope = Scope()
+            self.scope = Scope(self.live_gens)
         for sel in cfg.trace:
             w = self._watch(sel.func)
             (w.sel_exit if sel.at == "exit" else w.sel_entry).append(sel)
@@ -347,6 +347,8 @@ class Recorder:
     def _forget_code(self, key, ref):
         self.codes.pop(key, None)
         self._code_refs.pop(key, None)
+        if self.scope is not None:
+            self.scope.skip.discard(key)
 
     def release(self):
         """Drop the tables kept per code object, once the run is finalized (nothing is recorded
@@ -765,6 +767,7 @@ class Recorder:
         rec = self
         scope = self.scope
         gen = scope.gen
+        skip = scope.skip
         busy = [False]  # a watch condition is being evaluated on this thread: record nothing
         codes_get = self.codes.get
         classify = self.classify
@@ -772,29 +775,39 @@ class Recorder:
         def call(frame, event, arg, info=None, unmade=False):
             if stack:
                 return call_rec(frame, event, arg, info, unmade)
+            code = frame.f_code
+            if _id(code) in skip:  # the common case: no watch names it (Scope.skip)
+                return None
             if info is None:
-                code = frame.f_code
                 info = codes_get(_id(code))
                 if info is None:
                     info = classify(code, frame)
                 if info is False:
+                    scope.skip_code(code, gen[0])
                     return None
             if info.wgen != gen[0]:
                 scope.decide(info)
             if info.wroot is None or busy[0]:
-                if info.is_gen and live_gens_get(frame) is not None:
-                    return call_rec(frame, event, arg, info, unmade)  # a recorded generator resumes
+                if info.is_gen and live_gens_get(frame) is not None:  # a recorded generator resumes
+                    scope.rooted(1)
+                    result = call_rec(frame, event, arg, info, unmade)
+                    if not stack:
+                        scope.rooted(-1)
+                    return result
                 return None
             if info.is_gen and live_gens_get(frame) is not None:
-                return call_rec(frame, event, arg, info, unmade)
-            if not scope.catch(info, frame, busy):
+                scope.rooted(1)
+            elif not scope.catch(info, frame, busy):  # (counts the root in Scope.live)
                 return None
-            return call_rec(frame, event, arg, info, unmade)
+            result = call_rec(frame, event, arg, info, unmade)
+            if not stack:
+                scope.rooted(-1)  # not recorded after all (a limit)
+            return result
 
         def profile(frame, event, arg):
             if stack:
                 profile_rec(frame, event, arg)
-            elif event == "call":
+            elif event == "call" and _id(frame.f_code) not in skip:
                 call(frame, event, arg)
 
         def enter_slow(frame, e, info):
@@ -805,11 +818,14 @@ class Recorder:
                         rec._start_stepper(e, False)
                 except Exception as exc:
                     rec.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
+            if e[E_STATE] == FAST:
+                e[E_STATE] = SLOW  # every exit goes through leave (below)
 
         def leave(kind, value):
             leave_rec(kind, value)
             if not stack:
-                rec.flush()  # a root ended (or suspended): readers see it now
+                scope.rooted(-1)
+                rec.flush(True)  # a root ended (or suspended): readers see it now
 
         return call, profile, enter_slow, leave
 
@@ -920,14 +936,15 @@ class Recorder:
                 calls_append(("call", e[E_IDX], e[E_INFO].cid, e[E_CALLER], ts.tid, e[E_LINE], e[E_ARGS],
                               e[E_FP]))
 
-    def flush(self):
-        """Write the queued records; once max_bytes is reached, stop recording calls."""
+    def flush(self, wait=False):
+        """Write the queued records; once max_bytes is reached, stop recording calls. `wait`:
+        when another thread is writing, wait for it and write (else leave them for the next)."""
         try:
             self.open_live()
         except Exception as exc:
             self.internal_error("writing open calls", exc)
         try:
-            self.out.flush()
+            self.out.flush(wait)
         except OSError as exc:
             self.internal_error("writing %s" % self.out.dir, exc)
             self.out.closed = True

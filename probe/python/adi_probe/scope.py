@@ -66,8 +66,18 @@ def compile_cond(cond):
 class Scope:
     """The watches of a scoped recording."""
 
-    def __init__(self):
+    def __init__(self, live_gens=None):
+        self.live_gens = live_gens if live_gens is not None else {}  # the recorder's suspended generators
         self.gen = [0]  # bumped on every change (CodeInfo.wgen)
+        # id(code) of the code objects that cannot start a root at generation gen[0] (not user
+        # code, or no watch names it, and not a generator): the scoped hooks' first check.
+        # Cleared after every bump; the recorder drops an entry when its code object dies.
+        self.skip = set()
+        self.live = [0]  # threads running a recorded frame (the monitoring engine's first check)
+        # engine callback, idle(True) when no watch is active and no recorded frame runs (the
+        # monitoring engine then turns its events off), idle(False) when that ends
+        self.on_idle = None
+        self._idle = False
         self.watches = {}  # id -> Watch, in order of addition
         self._next = 1
         self._lock = threading.Lock()
@@ -86,7 +96,8 @@ class Scope:
             w = Watch(self._next, func, cond or None, code, max_)
             self._next += 1
             self.watches[w.id] = w
-            self.gen[0] += 1
+            self._bump()
+            self._check_idle()
         return w
 
     def remove(self, wid=None):
@@ -96,8 +107,39 @@ class Scope:
             for i in ids:
                 self.watches.pop(i).removed = True
             if ids:
-                self.gen[0] += 1
+                self._bump()
+                self._check_idle()
         return ids
+
+    def rooted(self, delta):
+        """A thread's stack of recorded frames became non-empty (1) or empty (-1)."""
+        with self._lock:
+            self.live[0] += delta
+            self._check_idle()
+
+    def _check_idle(self):
+        """(under the lock) Tell the engine when nothing can be recorded (no active watch, no
+        recorded frame running or suspended), and when that ends."""
+        idle = not self.live[0] and not self.live_gens and not any(w.active() for w in self.watches.values())
+        if idle != self._idle and self.on_idle is not None:
+            self._idle = idle
+            self.on_idle(idle)
+
+    def set_idle_callback(self, on_idle):
+        with self._lock:
+            self.on_idle = on_idle
+            self._idle = False
+            self._check_idle()
+
+    def _bump(self):
+        self.gen[0] += 1
+        self.skip.clear()  # (after the bump: see skip_code)
+
+    def skip_code(self, code, g):
+        """Remember that `code` cannot start a root at generation g."""
+        self.skip.add(id(code))
+        if self.gen[0] != g:  # changed meanwhile: the clear may have come before the add
+            self.skip.discard(id(code))
 
     def decide(self, info):
         """Cache on `info` the active watches its func fits (None: none)."""
@@ -105,6 +147,8 @@ class Scope:
         ws = tuple(w for w in list(self.watches.values()) if w.active() and w.fits(info.func))
         info.wroot = ws or None
         info.wgen = g
+        if not ws and not info.is_gen:
+            self.skip_code(info.code, g)
 
     def catch(self, info, frame, busy):
         """Whether this invocation of `info` (`frame`, at entry) is a root: counted as caught by
@@ -129,7 +173,8 @@ class Scope:
                 if not w.active():
                     continue
                 w.caught += 1
+                self.live[0] += 1  # (the root: Recorder._scoped_hooks)
                 if not w.active():
-                    self.gen[0] += 1  # its max is reached: no code object fits it any more
+                    self._bump()  # its max is reached: no code object fits it any more
             return True
         return False

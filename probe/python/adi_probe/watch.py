@@ -130,6 +130,8 @@ class Session:
             self.rec.announce(self.rec.thread_state())  # the main thread is tid 0
         self.engine = select_engine(self.rec)
         self.engine.start()
+        if isinstance(self.engine, MonitoringEngine):
+            self.scope.set_idle_callback(self.engine.set_idle)
         atexit.register(self.close)
         os.register_at_fork(after_in_child=self._forked)
         py_db = debugger.pydevd_debugger()
@@ -171,7 +173,8 @@ class Session:
             pass
 
     def close(self):
-        """At exit: stop recording, end the FLTs still running ("unfinished"), write it all."""
+        """At exit: stop recording, end the FLTs still running ("unfinished") and the suspended
+        generators (GeneratorExit), write it all."""
         if self.closed or os.getpid() != self.pid:
             return
         self.closed = True
@@ -181,7 +184,8 @@ class Session:
         except Exception:
             pass
         try:
-            self.rec.finish_unfinished()
+            # (the interpreter's exit closes the suspended generators after this: written so)
+            self.rec.finish_unfinished(closing=True)
             self.out.close()
         except Exception:
             pass

@@ -152,6 +152,9 @@ class WatchTest(unittest.TestCase):
         self.assertEqual(res, {"watch": 1, "matches": ["watch_app:handle"]})
         self.assertEqual(app.send("current"), "current -1")  # not inside a recorded frame
         self.assertEqual(app.send("req 4"), "req 8")
+        # flushed when the root returned, before the program went on
+        calls = harness.read_bin(os.path.join(app.out, "calls.bin"), b"adi-calls 1\n")[0]
+        self.assertIn(0, [r[1] for r in calls if r[0] == "callret"])
         self.assertEqual(app.send("req 1"), "req 3")
         self.assertEqual(app.ctl("remove", watch=1), {"removed": [1]})
         self.assertEqual(app.send("req 5"), "req 14")  # after the remove: not recorded
@@ -341,6 +344,46 @@ class WatchTest(unittest.TestCase):
         self.assertEqual(summary(rec), [("watch_app:wait_line#1", None, 0, [], ("ret", "'hello'")),
                                         ("watch_app:here#1", None, 0, [], ("ret", "1"))])
         self.assertEqual(rec.lines("watch_app:wait_line#1"), [36, 37])
+
+    def test_generator_root(self):
+        for engine in harness.ENGINES:
+            with self.subTest(engine=engine):
+                app = App(engine=engine)
+                app.ctl("add", func="numbers")
+                self.assertEqual(app.send("gen 3"), "gen [0, 0, 1]")
+                out, err, rec = app.finish()
+                self.assertEqual(summary(rec), [
+                    ("watch_app:numbers#1", None, 0, [("n", "3")], ("ret", "None")),
+                    ("watch_app:price#1", "watch_app:numbers#1", 47, [("n", "0")], ("ret", "0")),
+                    ("watch_app:price#2", "watch_app:numbers#1", 47, [("n", "1")], ("ret", "0")),
+                    ("watch_app:price#3", "watch_app:numbers#1", 47, [("n", "2")], ("ret", "1")),
+                ])
+                self.assertEqual(rec.get("watch_app:numbers#1").events,
+                                 [("yield", "0", 47), ("resume",), ("yield", "0", 47), ("resume",),
+                                  ("yield", "1", 47), ("resume",)])
+                self.assertEqual(rec.lines("watch_app:numbers#1"), [46, 47, 47, 46, 47, 47, 46, 47, 47, 46])
+
+    def test_suspended_generator_root(self):
+        # the watch is used up (max 1) while its root is suspended: its resumptions are still
+        # recorded (the monitoring engine stays on while a recorded generator lives)
+        for engine in harness.ENGINES:
+            with self.subTest(engine=engine):
+                app = App(engine=engine)
+                app.ctl("add", func="numbers", max=1)
+                self.assertEqual(app.send("gstart 3"), "gstart 0")
+                self.assertFalse(app.ctl("list")["watches"][0]["active"])
+                self.assertEqual(app.send("req 2"), "req 2")  # not recorded
+                self.assertEqual(app.send("gnext"), "gnext 0")
+                out, err, rec = app.finish()
+                self.assertEqual([(i.fid, rec.caller_of(i.fid), i.args) for i in rec.order], [
+                    ("watch_app:numbers#1", None, [("n", "3")]),
+                    ("watch_app:price#1", "watch_app:numbers#1", [("n", "0")]),
+                    ("watch_app:price#2", "watch_app:numbers#1", [("n", "1")]),
+                ])
+                gen = rec.get("watch_app:numbers#1")
+                self.assertEqual(gen.events[:3], [("yield", "0", 47), ("resume",), ("yield", "0", 47)])
+                # closed when main() returned (3.13 closes it without resuming it)
+                self.assertEqual(gen.outcome, ("exc", "GeneratorExit", "", 47))
 
     def test_output_unchanged(self):
         script = ["req 3", "threads 3", "req 4", "import 2", "req 5"]
