@@ -15,20 +15,20 @@ import (
 )
 
 func TestValidCommands(t *testing.T) {
-	notPaused := []string{"set_breakpoint", "clear", "continue", "restart", "status", "close", "watch", "unwatch", "caught"}
+	notPaused := []string{"set_breakpoint", "clear", "continue", "restart", "status", "close", "watch", "unwatch", "caught", "flt"}
 	assert.Equal(t, notPaused, Valid(Start))
 	assert.Equal(t, notPaused, Valid(Running))
-	all := []string{"set_breakpoint", "clear", "continue", "restart", "interact", "stack", "where", "status", "close", "watch", "unwatch", "caught"}
+	all := []string{"set_breakpoint", "clear", "continue", "restart", "interact", "stack", "where", "status", "close", "watch", "unwatch", "caught", "flt"}
 	assert.Equal(t, all, Valid(Runtime))
 	assert.Equal(t, all, Valid(RuntimeError))
 	assert.Equal(t, all, Valid(PostMortem))
-	assert.Equal(t, []string{"set_breakpoint", "clear", "restart", "status", "close", "unwatch", "caught"}, Valid(Done))
+	assert.Equal(t, []string{"set_breakpoint", "clear", "restart", "status", "close", "unwatch", "caught", "flt"}, Valid(Done))
 }
 
 func TestRefusedMessage(t *testing.T) {
 	e := &RefusedError{Command: CmdInteract, State: Done, Detail: "the program exited with status 1",
 		Reason: refusal(Done, CmdInteract), Valid: Valid(Done)}
-	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close, live.unwatch, live.caught", faces.WebSocket.Render(e.Error()))
+	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close, live.unwatch, live.caught, live.flt", faces.WebSocket.Render(e.Error()))
 }
 
 func TestMarkerScanner(t *testing.T) {
