@@ -102,6 +102,9 @@ func TestLiveWatchServerFace(t *testing.T) {
 	assert.Equal(t, "Watching handle: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it. "+
 		"The program has not started: the watch is in place before its first line. live.caught lists what it caught; adi.flt FUNC#N shows one.",
 		firstPara(a.Text))
+	e := callErr(t, c, "adi.flt", map[string]any{"session": "shop"})
+	assert.Equal(t, server.CodeNotFound, e.Code)
+	assert.Equal(t, "live session shop's watches caught nothing yet; watch a function (live.watch FUNC) and let the program call it (live.caught lists what was caught)", e.Message)
 	a = lcall("live.continue", map[string]any{"live": "shop", "background": true})
 	assert.Equal(t, "Running", a.State)
 
@@ -175,7 +178,7 @@ func TestLiveWatchServerFace(t *testing.T) {
 	a = lcall("live.close", map[string]any{"live": "shop"})
 	assert.True(t, strings.HasPrefix(a.Text, "Closed live session shop; every process of it has ended.\n"), a.Text)
 	assert.Empty(t, liveProcs(mark), "closed, the live session left no process")
-	e := callErr(t, c, "live.status", map[string]any{"live": "shop"})
+	e = callErr(t, c, "live.status", map[string]any{"live": "shop"})
 	assert.Equal(t, server.CodeSessionNotFound, e.Code)
 }
 
