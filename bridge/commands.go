@@ -192,12 +192,8 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Len() == 0 && s.isLive {
-			return nil, adi.NotFoundf("live session %s's watches caught nothing yet; watch a function (%s FUNC) and let the program call it (%s lists what was caught)",
-				s.ID, faces.Cmd("live.watch"), faces.Cmd("live.caught"))
-		}
 		if t.Len() == 0 {
-			return nil, adi.NotFoundf("the recording has no frames (%s); check the target's output", runSummary(s.base))
+			return nil, s.noFrames("; check the target's output")
 		}
 		flt, err := s.FLT(ctx, j)
 		if err != nil {
@@ -213,11 +209,21 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 func (s *Session) frameOrCurrent(r *adi.Ref) (int, error) {
 	if r == nil {
 		if s.trace.Len() == 0 {
-			return 0, adi.NotFoundf("the recording has no frames (%s)", runSummary(s.base))
+			return 0, s.noFrames("")
 		}
 		return s.state.Cur, nil
 	}
 	return s.trace.ResolveFrame(*r)
+}
+
+// noFrames is the error of a command that needs a frame when T has none; hint ends a recorded
+// session's message. A live session's T is what its watches caught: it says so.
+func (s *Session) noFrames(hint string) error {
+	if s.isLive {
+		return adi.NotFoundf("live session %s's watches caught nothing yet; watch a function (%s FUNC) and let the program call it (%s lists what was caught)",
+			s.ID, faces.Cmd("live.watch"), faces.Cmd("live.caught"))
+	}
+	return adi.NotFoundf("the recording has no frames (%s)%s", runSummary(s.base), hint)
 }
 
 func (s *Session) refFLT(ctx context.Context, r adi.Ref) (*adi.FLT, error) {

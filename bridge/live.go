@@ -97,7 +97,7 @@ func (s *Session) NewLiveRun() (string, error) {
 	s.liveRec = &liveRecording{dir: dir}
 	s.snap.Lock()
 	s.trace = t
-	s.base = &Run{Dir: dir, Debug: true, ExitCode: -1, Rec: &probe.Recording{Trace: t, FLTs: map[int]*adi.FLT{}}}
+	s.base = &Run{Dir: dir, Debug: true, Live: true, ExitCode: -1, Rec: &probe.Recording{Trace: t, FLTs: map[int]*adi.FLT{}}}
 	s.snap.Unlock()
 	s.state = adi.NewState(t)
 	clear(s.flts)
@@ -139,7 +139,7 @@ func (s *Session) refreshLive() error {
 	old := s.trace.Len()
 	s.snap.Lock()
 	s.trace = rec.Trace
-	s.base = &Run{Dir: lr.dir, Debug: true, ExitCode: -1, Rec: rec}
+	s.base = &Run{Dir: lr.dir, Debug: true, Live: true, ExitCode: -1, Rec: rec}
 	s.snap.Unlock()
 	s.state.Trace = rec.Trace
 	for j, flt := range rec.FLTs {

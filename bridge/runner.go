@@ -29,13 +29,16 @@ type Run struct {
 	Stderr   []byte
 	ExitCode int
 	TimedOut bool
+	// Live marks a live session's recording: its process runs on (or ended outside a run), so it
+	// has no exit status to report and the answers about it are not of a failed target.
+	Live bool
 	// TimeLimit is the wall-clock limit the run was stopped at, when TimedOut.
 	TimeLimit time.Duration
 	Elapsed   time.Duration
 }
 
-// Failed reports whether the target did not exit with status 0.
-func (r *Run) Failed() bool { return r.ExitCode != 0 || r.TimedOut }
+// Failed reports whether the target did not exit with status 0 (never for a live recording).
+func (r *Run) Failed() bool { return !r.Live && (r.ExitCode != 0 || r.TimedOut) }
 
 // RunRequest says what a run records besides T.
 type RunRequest struct {

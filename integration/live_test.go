@@ -180,7 +180,7 @@ func TestLiveStates(t *testing.T) {
 	// Start: nothing is paused.
 	for _, c := range []live.Cmd{interact("1"), stack, where} {
 		re := lvRefused(t, s, c)
-		assert.Equal(t, "live."+c.Name+" is refused in state Start (launched under debugpy; no line has run yet (live.continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live.set_breakpoint), then live.continue. Valid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close", wsError(re))
+		assert.Equal(t, "live."+c.Name+" is refused in state Start (launched under debugpy; no line has run yet (live.continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live.set_breakpoint), then live.continue. Valid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close, live.watch, live.unwatch, live.caught, live.flt", wsError(re))
 		assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close"}, re.Valid)
 	}
 
@@ -232,9 +232,9 @@ func TestLiveStates(t *testing.T) {
 	assert.Empty(t, ans.Stack)
 
 	re := lvRefused(t, s, interact("1"))
-	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close", wsError(re))
+	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 1): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close, live.unwatch, live.caught, live.flt", wsError(re))
 	re = lvRefused(t, s, cont)
-	assert.Equal(t, "live.continue is refused in state Done (the program exited with status 1): the program has ended; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close", wsError(re))
+	assert.Equal(t, "live.continue is refused in state Done (the program exited with status 1): the program has ended; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close, live.unwatch, live.caught, live.flt", wsError(re))
 	lvRefused(t, s, stack)
 	lvRefused(t, s, where)
 	ans = lv(t, s, bp("states.py:7"))
@@ -686,9 +686,10 @@ func TestLiveServer(t *testing.T) {
 			names = append(names, m.Name+" "+m.Params)
 		}
 	}
-	assert.Equal(t, []string{"live.attach {address, id?, replace?, dir?, timeout_ms?, allow_remote?}", "live.clear {live, location?}", "live.close {live}", "live.continue {live}",
-		"live.interact {live, code, frame?}", "live.list {}", "live.restart {live}", "live.set_breakpoint {live, location, condition?, keep?}",
-		"live.stack {live}", "live.start {command, id?, replace?, dir?, env?, timeout_ms?, python?}", "live.status {live}", "live.where {live}"}, names)
+	assert.Equal(t, []string{"live.attach {address, id?, replace?, dir?, timeout_ms?, allow_remote?}", "live.caught {live}", "live.clear {live, location?}", "live.close {live}", "live.continue {live, background?}",
+		"live.flt {live, frame?, finish?}", "live.interact {live, code, frame?}", "live.list {}", "live.restart {live}",
+		"live.set_breakpoint {live, location, condition?, keep?}", "live.stack {live}", "live.start {command, id?, replace?, dir?, env?, timeout_ms?, python?}",
+		"live.status {live}", "live.unwatch {live, func?}", "live.watch {live, func, condition?, max?}", "live.where {live}"}, names)
 
 	a := lcall("live.start", map[string]any{"command": "python -m pytest test_cart.py -q -p no:cacheprovider", "dir": dir, "id": "cart", "timeout_ms": 20000})
 	assert.Equal(t, "cart", a.Live)
@@ -703,19 +704,19 @@ func TestLiveServer(t *testing.T) {
 	e = callErr(t, c, "live.interact", map[string]any{"live": "cart", "code": "1"})
 	assert.Equal(t, server.CodeRefused, e.Code)
 	assert.Equal(t, "refused", e.Data.Kind)
-	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close"}, e.Data.Valid)
-	assert.Equal(t, "live.interact is refused in state Start (launched under debugpy; no line has run yet (live.continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live.set_breakpoint), then live.continue. Valid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close", e.Message)
+	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close", "watch", "unwatch", "caught", "flt"}, e.Data.Valid)
+	assert.Equal(t, "live.interact is refused in state Start (launched under debugpy; no line has run yet (live.continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live.set_breakpoint), then live.continue. Valid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close, live.watch, live.unwatch, live.caught, live.flt", e.Message)
 
 	e = callErr(t, c, "live.set_breakpoint", map[string]any{"live": "cart", "location": "cart.py:21"})
 	assert.Equal(t, server.CodeBadInput, e.Code)
 	assert.Equal(t, "line 21 of cart.py is blank; a breakpoint needs a line with a statement (e.g. line 20 or 23)", e.Message)
 	e = callErr(t, c, "live.continue", map[string]any{"live": "cart", "lve": 1})
 	assert.Equal(t, server.CodeInvalidParams, e.Code)
-	assert.Equal(t, `live.continue: unknown param "lve"; it takes {live}`, e.Message)
+	assert.Equal(t, `live.continue: unknown param "lve"; it takes {live, background?}`, e.Message)
 
 	a = lcall("live.set_breakpoint", map[string]any{"live": "cart", "location": "cart.py:20"})
 	assert.Equal(t, "Breakpoint set at cart.py:20: return total * rate\nIt is removed once hit (pass keep to keep it); live.restart sets it again.\n", strings.SplitAfter(a.Text, "again.\n")[0])
-	assert.Contains(t, a.Text, "\nValid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close\n")
+	assert.Contains(t, a.Text, "\nValid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close, live.watch, live.unwatch, live.caught, live.flt\n")
 	e = callErr(t, c, "adi.state", map[string]any{"session": "nope"})
 	assert.Equal(t, `no session "nope"; list them with session.list or create one with session.create`, e.Message)
 	a = lcall("live.continue", map[string]any{"live": "cart"})
@@ -731,7 +732,7 @@ func TestLiveServer(t *testing.T) {
 
 	e = callErr(t, c, "live.interact", map[string]any{"live": "cart", "code": "1"})
 	assert.Equal(t, server.CodeRefused, e.Code)
-	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 0): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close", e.Message)
+	assert.Equal(t, "live.interact is refused in state Done (the program exited with status 0): the program has ended, so there is no frame left; live.restart runs it again. Valid now: live.set_breakpoint, live.clear, live.restart, live.status, live.close, live.unwatch, live.caught, live.flt", e.Message)
 
 	var list struct {
 		Live []live.Info `json:"live"`
@@ -766,12 +767,12 @@ func TestLiveCLI(t *testing.T) {
 
 	res = r.run("live", "interact", "1")
 	assert.Equal(t, 1, res.code)
-	assert.Equal(t, "adi: adi live interact is refused in state Start (launched under debugpy; no line has run yet (adi live continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (adi live break), then adi live continue. Valid now: adi live break, adi live clear, adi live continue, adi live restart, adi live status, adi live close\n", res.stderr)
+	assert.Equal(t, "adi: adi live interact is refused in state Start (launched under debugpy; no line has run yet (adi live continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (adi live break), then adi live continue. Valid now: adi live break, adi live clear, adi live continue, adi live restart, adi live status, adi live close, adi live watch, adi live unwatch, adi live caught, adi live flt\n", res.stderr)
 
 	res = r.run("live", "break", "states.py:2", "--cond", "b == 0")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.True(t, strings.HasPrefix(res.stdout, "Breakpoint set at states.py:2: return a / b  (only when b == 0)\nIt is removed once hit (pass --keep to keep it); adi live restart sets it again.\n"), res.stdout)
-	assert.Contains(t, res.stdout, "\nValid now: adi live break, adi live clear, adi live continue, adi live restart, adi live status, adi live close\n")
+	assert.Contains(t, res.stdout, "\nValid now: adi live break, adi live clear, adi live continue, adi live restart, adi live status, adi live close, adi live watch, adi live unwatch, adi live caught, adi live flt\n")
 	res = r.run("state", "--session", "nope")
 	assert.Equal(t, 1, res.code)
 	assert.Equal(t, "adi: no session \"nope\"; list them with adi sessions or create one with a command given the target, e.g. adi call-tree \"python t.py\"\n", res.stderr)
@@ -872,11 +873,11 @@ func TestLiveMCP(t *testing.T) {
 	assert.Contains(t, text, "(watchdog 20 s)")
 	text, isErr = tool("live_interact", map[string]any{"code": "1"})
 	assert.True(t, isErr)
-	assert.Equal(t, "live_interact is refused in state Start (launched under debugpy; no line has run yet (live_continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live_set_breakpoint), then live_continue. Valid now: live_set_breakpoint, live_clear, live_continue, live_restart, live_status, live_close (refused)", text)
+	assert.Equal(t, "live_interact is refused in state Start (launched under debugpy; no line has run yet (live_continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live_set_breakpoint), then live_continue. Valid now: live_set_breakpoint, live_clear, live_continue, live_restart, live_status, live_close, live_watch, live_unwatch, live_caught, live_flt (refused)", text)
 	text, isErr = tool("live_set_breakpoint", map[string]any{"location": "cart.py:20"})
 	require.False(t, isErr, text)
 	assert.Equal(t, "Breakpoint set at cart.py:20: return total * rate\nIt is removed once hit (pass keep to keep it); live_restart sets it again.\n", strings.SplitAfter(text, "again.\n")[0])
-	assert.Contains(t, text, "\nValid now: live_set_breakpoint, live_clear, live_continue, live_restart, live_status, live_close\n")
+	assert.Contains(t, text, "\nValid now: live_set_breakpoint, live_clear, live_continue, live_restart, live_status, live_close, live_watch, live_unwatch, live_caught, live_flt\n")
 	text, isErr = tool("adi_state", map[string]any{"session": "nope"})
 	assert.True(t, isErr)
 	assert.Equal(t, `no session "nope"; list them with adi_sessions or create one with adi_open (session_not_found)`, text)

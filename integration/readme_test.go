@@ -83,6 +83,19 @@ var exampleExpect = map[string][]expect{
 	},
 	`adi live start "python orders.py"`: {
 		{0, "Started `python orders.py` under debugpy as live session live-", ""},
+		{0, "Started `python orders.py` under debugpy as live session live-", ""}, // docs/agents.md, watching
+	},
+	`adi live watch bulk_rate`: {
+		{0, "Watching bulk_rate: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it. The program has not started: the watch is in place before its first line. adi live caught lists what it caught; adi flt FUNC#N shows one.\n", ""},
+	},
+	`adi live continue                               # a server: adi live continue --background`: {
+		{0, "continue → the program exited with status 0.\n", ""},
+	},
+	`adi live caught`: {
+		{0, "bulk_rate: 3 caught: orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3\nEvery ADI command answers about them: adi flt FUNC#N, adi call-tree FUNC#N, adi diff A B.\n", ""},
+	},
+	`adi flt --session live bulk_rate#3              # also call-tree, diff, break/continue/prev, step-in`: {
+		{0, "Frame: orders:bulk_rate#3   (entry frame)\nArgs: qty = 10, rate = 0.15\n\n  16 | if qty > BULK_QUANTITY:  → False\n  18 | return 0.0\n\nReturn: 0.0\n", ""},
 	},
 	`adi live break orders.py:16 --cond "qty == 10"`: {
 		{0, "Breakpoint set at orders.py:16: if qty > BULK_QUANTITY:  (only when qty == 10)\n", ""},
@@ -109,6 +122,7 @@ var exampleExpect = map[string][]expect{
 	},
 	`adi live close`: {
 		{0, "; every process of it has ended.\n", ""},
+		{0, "; every process of it has ended.\n", ""}, // docs/agents.md, watching
 	},
 	`adi break "python orders.py" "orders.py:bulk_rate" --cond "rate > 0"`: {
 		{0, "Breakpoint set: orders:bulk_rate if rate > 0  (checked at entry); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\n", ""},

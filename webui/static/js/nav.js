@@ -26,6 +26,8 @@ export async function refreshState() {
 export async function showCurrent() {
   const my = ++latest;
   const session = app.session;
+  // A live session whose watches caught nothing yet has no frame: its tree fills as they catch.
+  if (app.info?.live && !app.info.frames) return;
   const ans = await app.call('adi.flt', {steps: {limit: PAGE}});
   if (my !== latest || session !== app.session) return;
   setFLT(ans.result);

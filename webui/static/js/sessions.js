@@ -77,7 +77,10 @@ function item(s) {
   const recording = app.recording(s.id);
   let tags;
   if (recording) tags = [h('span', {class: 'tag live'}, 'recording')];
-  else {
+  else if (s.live) {
+    // a live session: a program running under debugpy; its calls are what its watches caught
+    tags = [h('span', {class: 'tag live', title: `live session, run ${s.live.run}`}, `live · ${s.live.state}`)];
+  } else {
     tags = [
       s.closed ? h('span', {class: 'tag closed'}, 'closed') : h('span', {class: 'tag open'}, 'open'),
       s.exit_code === 0 ? h('span', {class: 'tag ok'}, 'exit 0')
@@ -87,6 +90,7 @@ function item(s) {
   }
   let counts = `${plural(s.frames, 'frame')} · ${plural(s.flts, 'FLT')} · ${plural(s.breakpoints, 'breakpoint')}`;
   if (recording && !s.frames) counts = 'the target is running';
+  else if (s.live && !s.frames) counts = 'nothing caught yet (live.watch FUNC records its calls)';
   else if (s.closed && s.frames === 0) counts = 'on disk; select it to reopen';
   return h('li', {},
     h('button', {type: 'button', class: 'session', 'aria-current': s.id === app.session ? 'true' : null,
