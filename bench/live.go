@@ -134,9 +134,11 @@ func (e *Env) LiveCosts(ctx context.Context, requests, warmup, rounds, fibRounds
 		row                 *FibRow
 		live, none, debugpy bool
 		exc                 bool // live mode's exception filters
+		idle                bool // plain python with the idle recorder
 		watch               string
 	}{
 		{row: &FibRow{Name: "plain python3"}},
+		{row: &FibRow{Name: "plain python3 with the idle watch recorder (no debugger; profile engine)"}, idle: true},
 		{row: &FibRow{Name: "plain debugpy (adi's DAP client, no breakpoints)"}, debugpy: true},
 		{row: &FibRow{Name: "plain debugpy with live mode's exception breakpoints (uncaught, userUnhandled)"}, debugpy: true, exc: true},
 		{row: &FibRow{Name: "adi live, idle watch recorder left out"}, live: true, none: true},
@@ -153,7 +155,7 @@ func (e *Env) LiveCosts(ctx context.Context, requests, warmup, rounds, fibRounds
 			case f.debugpy:
 				s, err = e.debugpyFib(ctx, f.exc)
 			default:
-				s, err = e.plainFib(ctx)
+				s, err = e.plainFib(ctx, f.idle)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("fib(22), %s: %w", f.row.Name, err)
@@ -378,9 +380,13 @@ func serveRun(ctx context.Context, port, requests, warmup int, before func() err
 	return run, nil
 }
 
-// plainFib runs fib_timed.py with plain python.
-func (e *Env) plainFib(ctx context.Context) (float64, error) {
-	out, err := e.pyOutput(ctx, e.Scripts, "fib_timed.py")
+// plainFib runs fib_timed.py with plain python (with the idle watch recorder, with idle).
+func (e *Env) plainFib(ctx context.Context, idle bool) (float64, error) {
+	args := []string{"fib_timed.py"}
+	if idle {
+		args = append(args, filepath.Join(e.Repo, "probe", "python"))
+	}
+	out, err := e.pyOutput(ctx, e.Scripts, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -487,6 +493,7 @@ func (lc *LiveCost) markdown(b *strings.Builder, bars *[]bar) {
 			s := medianF(f.Seconds)
 			fmt.Fprintf(b, "| %s | %s | %s |\n", f.Name, dur(secs(s)), ratio(s/fbase))
 		}
-		b.WriteString("\n\"Idle watch recorder left out\" runs the live launcher with ADI_LIVE_NO_WATCH_RECORDER=1 (for this measurement only): debugpy and adi's launcher alone.\n\n")
+		b.WriteString("\n\"Idle watch recorder left out\" runs the live launcher with ADI_LIVE_NO_WATCH_RECORDER=1 (for this measurement only): debugpy and adi's launcher alone. " +
+			"\"With the idle watch recorder (no debugger)\" starts the recorder, with no watch, in the program itself (bench/python/fib_timed.py PROBE_DIR): its hook's own cost per call.\n\n")
 	}
 }

@@ -48,7 +48,7 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 	defer cancel()
 	log := hclog.New(&hclog.LoggerOptions{Name: "adi-bench", Level: hclog.LevelFromString(level), Output: os.Stderr})
 	steps, stockSteps, latReps, rounds := 200, 20, 5, 3
-	liveReqs, liveWarm, liveRounds, fibRounds := 300, 30, 3, 5
+	liveReqs, liveWarm, liveRounds, fibRounds := 300, 30, 5, 5
 	if quick {
 		reps, steps, stockSteps, latReps, rounds = 1, 20, 5, 2, 1
 		liveReqs, liveWarm, liveRounds, fibRounds = 50, 10, 1, 1
