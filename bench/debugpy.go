@@ -32,12 +32,18 @@ type timedOutput struct {
 // runs before configurationDone (set breakpoints there; may be nil). The time counts from
 // before the adapter starts. The caller must close it.
 func (e *Env) launch(ctx context.Context, w *Workload, stock bool, configure func(context.Context, *dap.Client) error) (*debugLaunch, error) {
+	return e.launchWith(ctx, w, stock, nil, configure)
+}
+
+// launchWith is launch with exception breakpoints on the filters in exceptions (none when empty).
+func (e *Env) launchWith(ctx context.Context, w *Workload, stock bool, exceptions []string, configure func(context.Context, *dap.Client) error) (*debugLaunch, error) {
 	l := &debugLaunch{start: time.Now(), signal: make(chan struct{}, 1)}
 	r, err := dap.StartRun(ctx, ctx, dap.RunOptions{
-		Adapter:   dap.AdapterOptions{Python: e.Python, Stock: stock, Env: workloadEnv(w.Env), Dir: w.Dir, Log: e.Log},
-		Launch:    launchArgs(w),
-		Configure: configure,
-		Hooks:     dap.PumpHooks{Output: l.output, Log: e.Log},
+		Adapter:    dap.AdapterOptions{Python: e.Python, Stock: stock, Env: workloadEnv(w.Env), Dir: w.Dir, Log: e.Log},
+		Launch:     launchArgs(w),
+		Exceptions: exceptions,
+		Configure:  configure,
+		Hooks:      dap.PumpHooks{Output: l.output, Log: e.Log},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("launch %s under debugpy: %w", w.Command(), err)

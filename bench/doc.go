@@ -3,7 +3,9 @@
 // (adi against DAP single-stepping and logpoints, both through adi's own dap client), command
 // latency (an adi session against re-running the program with a tracer per command, the way the
 // ADI paper's artifact works; bench/python/peer_standin.py re-implements that method), tokens per
-// FLT, and the DAP round trip with and without adi's TCP_NODELAY fix. cmd/adi-bench prints them
+// FLT, the DAP round trip with and without adi's TCP_NODELAY fix, and the cost of watching in
+// live mode (live.go: a small web shop's requests per second with and without a watch, and the
+// idle watch recorder's cost on fib(22)). cmd/adi-bench prints them
 // as markdown tables (make bench); integration/bench_test.go exposes the DAP measurements as Go
 // benchmarks.
 //

@@ -28,6 +28,7 @@ type Report struct {
 	Load        Load
 	RealRepos   []*RealRepoRow
 	Tiny        *TinyCLI
+	Live        *LiveCost
 	Missing     map[string]string
 	Elapsed     time.Duration
 }
@@ -178,6 +179,10 @@ func (r *Report) Markdown() string {
 		bars = append(bars, bar{"tiny script: the CLI's first command, cold", "≤ 0.3 s", dur(t.Cold), met(t.Cold <= 300*time.Millisecond)})
 	}
 
+	if r.Live != nil {
+		r.Live.markdown(&b, &bars)
+	}
+
 	r.realRepos(&b, &bars)
 
 	if len(bars) > 0 {
@@ -242,6 +247,7 @@ func (r *Report) fltCost(b *strings.Builder, bars *[]bar) {
 const reproduce = `How to reproduce: ` + "`make bench`" + ` (scripts/bench.sh) runs everything above. Parts alone:
 - in-process recording and FLT costs: ` + "`python3 bench/python/inprocess.py --probe-bench probe/python/bench`" + ` (the probe's own table: ` + "`python3 probe/python/bench/bench_probe.py`" + `);
 - every other table: ` + "`go run ./bench/cmd/adi-bench -only wall,flt,latency,tokens,roundtrip,realrepos`" + ` (pick parts; the real repositories alone: ` + "`BENCH_REALREPOS_ONLY=1 make bench`" + ` or ` + "`-only realrepos`" + `);
+- the cost of watching in live mode: ` + "`go run ./bench/cmd/adi-bench -only live`" + `;
 - DAP stepping and logpoints as Go benchmarks: ` + "`go test ./integration -run '^$' -bench 'DAPStep|DAPLogpoint' -benchtime 1x`" + `;
 - the DAP round trip: ` + "`go test ./integration -run '^$' -bench DAPRoundTrip`" + `;
 - the load: ` + "`ADI_LOAD=1 go test ./integration -run '^$' -bench Load50Sessions -benchtime 1x`" + `;

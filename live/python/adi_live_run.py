@@ -15,7 +15,9 @@ It takes one argument, a JSON object: {"mode": "script"|"module"|"code", "path",
 - with a "watch" key (an object: adi_probe.watch's config, PROTOCOL.md "Watching in a live
   process"), calls adi_probe.watch.start with it in the main thread just before the target runs,
   so that `watch FUNC` can record its invocations (a problem is one "adi: watch: ..." line on
-  stderr; the target runs anyway).
+  stderr; the target runs anyway); the environment variable ADI_LIVE_NO_WATCH_RECORDER=1 leaves
+  the recorder out (only for `make bench`, which measures what the idle recorder costs: `watch`
+  then finds no recorder to talk to).
 
 Exceptions and SystemExit reach debugpy as they would without it. On the way the launcher notes the
 exit status, and an atexit handler registered before the target's (so it runs after them, once the
@@ -85,7 +87,7 @@ def main():
     import adi_live  # interact calls adi_live.interact by name
     from adi_probe import target  # the probe's way of starting a target, shared with recordings
     watch = None
-    if cfg.get("watch") is not None:
+    if cfg.get("watch") is not None and not os.environ.get("ADI_LIVE_NO_WATCH_RECORDER"):
         from adi_probe import watch  # watching functions in this live process
     del sys.path[:2]
     adi_live.hide_launcher_frames(here, cfg["probe"])

@@ -2,10 +2,13 @@
 // tables (package bench says what each is). `make bench` runs it through scripts/bench.sh, which
 // first runs the 50-session load benchmark and hands its output over with -load.
 //
-//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,tinycli,realrepos] [-quick]
+//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,tinycli,realrepos,live] [-quick]
 //
 // -only realrepos prints the real-repository table alone (seven Debian-packaged libraries driven
 // through adi's CLI binary; scripts/deps.sh bench installs them), in a few minutes.
+//
+// -only live prints the cost of watching in live mode (requests per second of a small web shop
+// with and without a watch, and the idle watch recorder's cost on fib(22)), in about a minute.
 //
 // Progress goes to stderr, the tables to stdout. A part that fails is reported under "Not
 // measured" and the others still run; the exit status is 1 when any part failed.
@@ -28,7 +31,7 @@ func main() {
 	repo := flag.String("repo", ".", "adi's repository root (the probe's benchmark is read from it)")
 	reps := flag.Int("reps", 3, "repetitions of each whole-run timing (the best counts)")
 	load := flag.String("load", "", "output of `go test -bench Load50Sessions` to include")
-	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, tinycli, realrepos (default all)")
+	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, tinycli, realrepos, live (default all)")
 	quick := flag.Bool("quick", false, "fewer repetitions and steps (a smoke run, not for the README)")
 	level := flag.String("log-level", "warn", "log level for adi's own logs")
 	since := flag.Int64("since", 0, "unix time the whole benchmark began (scripts/bench.sh passes it; default now)")
@@ -45,8 +48,10 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 	defer cancel()
 	log := hclog.New(&hclog.LoggerOptions{Name: "adi-bench", Level: hclog.LevelFromString(level), Output: os.Stderr})
 	steps, stockSteps, latReps, rounds := 200, 20, 5, 3
+	liveReqs, liveWarm, liveRounds, fibRounds := 300, 30, 5, 5
 	if quick {
 		reps, steps, stockSteps, latReps, rounds = 1, 20, 5, 2, 1
+		liveReqs, liveWarm, liveRounds, fibRounds = 50, 10, 1, 1
 	}
 	env, err := bench.NewEnv(ctx, repo, reps, log)
 	if err != nil {
@@ -182,6 +187,12 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 		}
 		if err != nil {
 			r.Miss("the CLI on a tiny script", err)
+		}
+	}
+	if want("live") {
+		progress("the cost of watching: the shop's requests per second, fib(22) under live mode")
+		if r.Live, err = env.LiveCosts(ctx, liveReqs, liveWarm, liveRounds, fibRounds, progress); err != nil {
+			r.Miss("the cost of watching (live mode)", err)
 		}
 	}
 	if want("realrepos") {
