@@ -183,7 +183,7 @@ type FrameJSON struct {
 	Return    string     `json:"return,omitempty"`
 	Exception *Exception `json:"exception,omitempty"`
 	Yields    int        `json:"yields,omitempty"` // times a generator or coroutine suspended
-	Callees   []int      `json:"callees,omitempty"`
+	Callees   []int32    `json:"callees,omitempty"`
 }
 
 // FrameJSON returns T[i] as API answers write it; i must be a valid index.
@@ -215,8 +215,11 @@ type Trace struct {
 	// milliseconds. T ends where the run was stopped; frames active then are Unfinished.
 	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
 
-	byFunc   map[string][]int
-	callees  []int   // every frame's callees, frame by frame (see Callees)
+	// The derived lookups (see Index) hold frame indexes as int32, like Frame.Caller: a trace never
+	// holds 2^31 frames (the probe stops recording at its max_calls limit, 2,000,000 by default),
+	// and a big trace's lookups take half the memory of ints.
+	byFunc   map[string][]int32
+	callees  []int32 // every frame's callees, frame by frame (see Callees)
 	calleeAt []int32 // frame i's callees are callees[calleeAt[i]:calleeAt[i+1]]
 }
 
@@ -297,7 +300,7 @@ func (t *Trace) Frame(i int) *Frame {
 // Index builds the derived lookups (invocations per function, callees per frame). It must be
 // called once after Frames is filled and before the trace is shared.
 //
-// Both lookups are cut from two slabs of len(Frames) ints (every frame is one invocation of one
+// Both lookups are cut from two slabs of len(Frames) int32s (every frame is one invocation of one
 // function and the callee of at most one frame), so that a trace of a million frames holds no
 // slack of grown slices and costs a few allocations instead of a million.
 func (t *Trace) Index() {
@@ -320,8 +323,8 @@ func (t *Trace) Index() {
 	for i := 1; i <= n; i++ {
 		t.calleeAt[i] += t.calleeAt[i-1]
 	}
-	slab := make([]int, n)
-	t.byFunc = make(map[string][]int, len(counts))
+	slab := make([]int32, n)
+	t.byFunc = make(map[string][]int32, len(counts))
 	for i := range t.Frames {
 		fn := t.Frames[i].FID().Func
 		if _, ok := t.byFunc[fn]; !ok {
@@ -329,13 +332,13 @@ func (t *Trace) Index() {
 			t.byFunc[fn], slab = slab[:0:k], slab[k:]
 		}
 	}
-	t.callees = make([]int, t.calleeAt[n])
+	t.callees = make([]int32, t.calleeAt[n])
 	next := make([]int32, n) // callees of each frame placed so far
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		t.byFunc[f.FID().Func] = append(t.byFunc[f.FID().Func], i)
+		t.byFunc[f.FID().Func] = append(t.byFunc[f.FID().Func], int32(i))
 		if c := f.Caller; c >= 0 && int(c) < n {
-			t.callees[t.calleeAt[c]+next[c]] = i
+			t.callees[t.calleeAt[c]+next[c]] = int32(i)
 			next[c]++
 		}
 	}
@@ -343,7 +346,7 @@ func (t *Trace) Index() {
 
 // Callees returns the indexes in T of the calls frame i made, in order (nil when it made none or
 // i is out of range). The slice is shared: callers must not modify it.
-func (t *Trace) Callees(i int) []int {
+func (t *Trace) Callees(i int) []int32 {
 	if i < 0 || i+1 >= len(t.calleeAt) {
 		return nil
 	}
@@ -354,8 +357,9 @@ func (t *Trace) Callees(i int) []int {
 	return t.callees[lo:hi:hi]
 }
 
-// Invocations returns the indexes in T of every invocation of fn, in order.
-func (t *Trace) Invocations(fn string) []int { return t.byFunc[fn] }
+// Invocations returns the indexes in T of every invocation of fn, in order. The slice is shared:
+// callers must not modify it.
+func (t *Trace) Invocations(fn string) []int32 { return t.byFunc[fn] }
 
 // Funcs returns the names of every function with at least one invocation in T.
 func (t *Trace) Funcs() []string {
@@ -375,5 +379,5 @@ func (t *Trace) Lookup(fid FID) (int, error) {
 	if fid.Index < 1 || fid.Index > len(inv) {
 		return -1, NotFoundf("%s: %s was called %d time(s); use an index from 1 to %d", fid, fid.Func, len(inv), len(inv))
 	}
-	return inv[fid.Index-1], nil
+	return int(inv[fid.Index-1]), nil
 }
