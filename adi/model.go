@@ -103,14 +103,14 @@ func (s *Status) UnmarshalText(b []byte) error {
 }
 
 // Frame is one entry of the call sequence T: one invocation with its caller, arguments and
-// outcome. Frames are identified inside a Trace by Index, their position in T; the frames it
-// called are Trace.Callees(Index).
+// outcome. Frames are identified inside a Trace by their index, their position in T, which the
+// frame does not hold (T[i] is the frame of index i); the frames T[i] called are Trace.Callees(i).
 //
 // A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
 // is kept small: what every invocation of a function shares (its file and first line) is one
 // *Code, what invocations with the same arguments share is one *Arguments, its small numbers are
-// int32 and its fields are ordered so that none is padded (72 bytes on 64-bit machines; its
-// function's name is in its Code, not in the frame). API
+// int32 and its fields are ordered so that none is padded (64 bytes on 64-bit machines; its
+// function's name is in its Code, not in the frame, and its index is where it is in T). API
 // answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields are in the order the API
 // documents.
 type Frame struct {
@@ -124,7 +124,6 @@ type Frame struct {
 	Return    string
 	Exception *Exception
 	N         int32 // which call of its function this is (1 for the first): the index of its fid
-	Index     int32
 	Caller    int32 // index of the calling frame in T, -1 for an entry frame
 	Depth     int32 // 0 for an entry frame
 	CallLine  int32 // line of the caller that made the call, 0 if none
@@ -190,7 +189,7 @@ type FrameJSON struct {
 func (t *Trace) FrameJSON(i int) FrameJSON {
 	f := &t.Frames[i]
 	return FrameJSON{
-		Index: int(f.Index), FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
+		Index: i, FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
 		File: f.File, Line: int(f.Line), CallLine: int(f.CallLine), Args: f.Args, ArgsFP: f.ArgsFP,
 		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
 		Callees: t.Callees(i),

@@ -833,7 +833,7 @@ func (d *decoder) build() (gap bool, err error) {
 		counts[cd.fn]++
 		f := &t.Frames[idx]
 		*f = adi.Frame{
-			Index: int32(idx), N: counts[cd.fn], Caller: c.caller, Thread: c.tid,
+			N: counts[cd.fn], Caller: c.caller, Thread: c.tid,
 			Code: cd.def, Arguments: c.args, CallLine: c.line, Status: c.status,
 			Return: c.ret, Exception: c.exc,
 		}
