@@ -523,7 +523,7 @@ func int32Field(n int) int32 {
 func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error) {
 	d.scratch = d.scratch[:0]
 	for _, it := range items {
-		s, err := reprOf(it)
+		s, err := reprOf(it, d.strs)
 		if err != nil {
 			return nil, fmt.Errorf("field 6: %w", err)
 		}
@@ -630,7 +630,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		c.args = args
 		switch tag {
 		case "callret":
-			if err := values(rec[7:], repr(&c.ret)); err != nil {
+			if err := values(rec[7:], d.repr(&c.ret)); err != nil {
 				return err
 			}
 			c.status = adi.Returned
@@ -644,7 +644,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		d.calls = append(d.calls, c)
 	case "ret":
 		o := outcome{tag: tag}
-		if err := values(rec, &o.idx, repr(&o.ret)); err != nil {
+		if err := values(rec, &o.idx, d.repr(&o.ret)); err != nil {
 			return err
 		}
 		d.outcomes = append(d.outcomes, o)
@@ -682,10 +682,18 @@ func decodeExc(rec []any) (*adi.Exception, error) {
 	return e, nil
 }
 
-// reprField is a value field: a repr string, or an int, bool or None written as itself.
-type reprField struct{ s *string }
+// reprField is a value field: a repr string, or an int, bool or None written as itself. Its ints
+// are written as strings of strs (see reprOf).
+type reprField struct {
+	s    *string
+	strs *interner
+}
 
-func repr(s *string) reprField { return reprField{s} }
+func repr(s *string) reprField { return reprField{s: s} }
+
+// repr is a value field whose ints are strings of d's interner: T's return values, one for most
+// frames, are often the same big ints (sizes, hashes, coefficients) over and over.
+func (d *decoder) repr(s *string) reprField { return reprField{s, d.strs} }
 
 // smallInts holds the text of the ints most values are (counters, sizes, indexes), so that
 // reading them allocates nothing.
@@ -697,8 +705,9 @@ var smallInts = func() [1024]string {
 	return a
 }()
 
-// reprOf returns the repr Python gives a value field.
-func reprOf(v any) (string, error) {
+// reprOf returns the repr Python gives a value field. An int past smallInts is a string of strs
+// (a new one when strs is nil).
+func reprOf(v any, strs *interner) (string, error) {
 	switch v := v.(type) {
 	case string:
 		return v, nil
@@ -706,7 +715,7 @@ func reprOf(v any) (string, error) {
 		if 0 <= v && v < int64(len(smallInts)) {
 			return smallInts[v], nil
 		}
-		return strconv.FormatInt(v, 10), nil
+		return strs.int(v), nil
 	case *big.Int:
 		return v.String(), nil
 	case bool:
@@ -737,7 +746,7 @@ func values(rec []any, ptrs ...any) error {
 		case *string:
 			*p, ok = v.(string)
 		case reprField:
-			s, err := reprOf(v)
+			s, err := reprOf(v, p.strs)
 			if err != nil {
 				return fmt.Errorf("field %d: %w", i+1, err)
 			}
@@ -748,7 +757,7 @@ func values(rec []any, ptrs ...any) error {
 			if ok {
 				out := make([]string, len(items))
 				for k, it := range items {
-					s, err := reprOf(it)
+					s, err := reprOf(it, nil)
 					if err != nil {
 						return fmt.Errorf("field %d: %w", i+1, err)
 					}
@@ -945,7 +954,7 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 			clipSteps(flt)
 			if len(rec) > 4 { // the value it returned, rendered in full
 				var ret string
-				if err := values(rec[4:], repr(&ret)); err != nil {
+				if err := values(rec[4:], fd.d.repr(&ret)); err != nil {
 					return err
 				}
 				flt.Return = &ret
