@@ -45,3 +45,19 @@ func TestFrameSize(t *testing.T) {
 		assert.Equal(t, uintptr(64), unsafe.Sizeof(Frame{}))
 	}
 }
+
+// Callees finds a frame's callees in order among those of the other frames, also when two
+// threads interleave their calls in T.
+func TestCalleesInterleaved(t *testing.T) {
+	tr := &Trace{Frames: []Frame{
+		{N: 1, Caller: -1}, {N: 2, Caller: -1, Thread: 1}, {N: 3, Caller: 0}, {N: 4, Caller: 1, Thread: 1},
+		{N: 5, Caller: 0}, {N: 6, Caller: 3, Thread: 1}, {N: 7, Caller: 1, Thread: 1},
+	}}
+	tr.Index()
+	assert.Equal(t, []int32{2, 4}, tr.Callees(0))
+	assert.Equal(t, []int32{3, 6}, tr.Callees(1))
+	assert.Equal(t, []int32{5}, tr.Callees(3))
+	for _, i := range []int{-1, 2, 4, 5, 6, 7} {
+		assert.Nil(t, tr.Callees(i), i)
+	}
+}

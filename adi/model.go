@@ -9,6 +9,7 @@ package adi
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -217,9 +218,10 @@ type Trace struct {
 	// The derived lookups (see Index) hold frame indexes as int32, like Frame.Caller: a trace never
 	// holds 2^31 frames (the probe stops recording at its max_calls limit, 2,000,000 by default),
 	// and a big trace's lookups take half the memory of ints.
-	byFunc   map[string][]int32
-	callees  []int32 // every frame's callees, frame by frame (see Callees)
-	calleeAt []int32 // frame i's callees are callees[calleeAt[i]:calleeAt[i+1]]
+	byFunc map[string][]int32
+	// callees lists every frame that has a caller, ordered by caller, then by index: the callees
+	// of one frame are a run of it (see Callees).
+	callees []int32
 }
 
 // ChangeKind says what a statement did to a variable.
@@ -301,11 +303,12 @@ func (t *Trace) Frame(i int) *Frame {
 //
 // Both lookups are cut from two slabs of len(Frames) int32s (every frame is one invocation of one
 // function and the callee of at most one frame), so that a trace of a million frames holds no
-// slack of grown slices and costs a few allocations instead of a million.
+// slack of grown slices and costs a few allocations instead of a million. The trace keeps no
+// offsets per frame into the callees' slab: Callees finds a frame's run in it by binary search.
 func (t *Trace) Index() {
 	n := len(t.Frames)
 	counts := make(map[string]int)
-	t.calleeAt = make([]int32, n+1) // first the number of callees of each frame, then offsets
+	at := make([]int32, n+1) // first the number of callees of each frame, then where they start
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		if f.Code == nil {
@@ -316,11 +319,11 @@ func (t *Trace) Index() {
 		}
 		counts[f.FID().Func]++
 		if f.Caller >= 0 && int(f.Caller) < n {
-			t.calleeAt[f.Caller+1]++
+			at[f.Caller+1]++
 		}
 	}
 	for i := 1; i <= n; i++ {
-		t.calleeAt[i] += t.calleeAt[i-1]
+		at[i] += at[i-1]
 	}
 	slab := make([]int32, n)
 	t.byFunc = make(map[string][]int32, len(counts))
@@ -331,25 +334,27 @@ func (t *Trace) Index() {
 			t.byFunc[fn], slab = slab[:0:k], slab[k:]
 		}
 	}
-	t.callees = make([]int32, t.calleeAt[n])
-	next := make([]int32, n) // callees of each frame placed so far
+	t.callees = make([]int32, at[n])
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		t.byFunc[f.FID().Func] = append(t.byFunc[f.FID().Func], int32(i))
 		if c := f.Caller; c >= 0 && int(c) < n {
-			t.callees[t.calleeAt[c]+next[c]] = int32(i)
-			next[c]++
+			t.callees[at[c]] = int32(i)
+			at[c]++ // where the next callee of c goes
 		}
 	}
 }
 
 // Callees returns the indexes in T of the calls frame i made, in order (nil when it made none or
-// i is out of range). The slice is shared: callers must not modify it.
+// i is out of range). The slice is shared: callers must not modify it. It costs two binary
+// searches of the callees' slab, ordered by caller.
 func (t *Trace) Callees(i int) []int32 {
-	if i < 0 || i+1 >= len(t.calleeAt) {
+	if i < 0 || i >= len(t.Frames) {
 		return nil
 	}
-	lo, hi := t.calleeAt[i], t.calleeAt[i+1]
+	caller := func(k int) int { return int(t.Frames[t.callees[k]].Caller) }
+	lo := sort.Search(len(t.callees), func(k int) bool { return caller(k) >= i })
+	hi := lo + sort.Search(len(t.callees)-lo, func(k int) bool { return caller(lo+k) > i })
 	if lo == hi {
 		return nil
 	}
