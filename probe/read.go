@@ -385,8 +385,9 @@ type decoder struct {
 	outcomes []outcome // ret/exc/yield records, in file order
 
 	args    argTable
-	scratch []string // the reprs of the call record being decoded
-	fpBuf   []byte   // the "=" fingerprint of the call record being decoded
+	defs    []adi.Code // the free end of the current chunk of Codes (see newCode)
+	scratch []string   // the reprs of the call record being decoded
+	fpBuf   []byte     // the "=" fingerprint of the call record being decoded
 }
 
 // call is one invocation as a call record describes it, before it is placed in T. A read keeps
@@ -556,6 +557,21 @@ func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error)
 	return d.args.get(int32Field(cid), d.scratch, fps, names, cd != nil), nil
 }
 
+// codeChunk is how many Codes newCode allocates at a time.
+const codeChunk = 64
+
+// newCode returns a Code for a code record, cut from a chunk: the code records are read among the
+// call records, and a Code allocated on its own would sit among the decoding's garbage, pinning a
+// span of it for as long as the trace lives.
+func (d *decoder) newCode() *adi.Code {
+	if len(d.defs) == 0 {
+		d.defs = make([]adi.Code, codeChunk)
+	}
+	c := &d.defs[0]
+	d.defs = d.defs[1:]
+	return c
+}
+
 func (d *decoder) callRecord(tag string, rec []any) error {
 	t := d.trace
 	switch tag {
@@ -565,7 +581,8 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if err := values(rec, &cid, &c.fn, &c.file, &c.line, &c.argnames); err != nil {
 			return err
 		}
-		c.def = &adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
+		c.def = d.newCode()
+		*c.def = adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
 		if len(rec) > 5 { // probes since issue 13 write what the code is
 			c.def.Kind, _ = rec[5].(string)
 		}
