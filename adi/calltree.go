@@ -86,7 +86,7 @@ func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	var first, rest []int
+	var first, rest []int32
 	ct := &CallTree{Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}
 	if tests {
 		list, counts := t.Tests()
@@ -94,17 +94,17 @@ func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 		ct.Tests = list[:min(o.Width, len(list))]
 		for _, r := range list {
 			if r.Status == TestFailed || r.Status == TestUnfinished {
-				first = append(first, r.Frame)
+				first = append(first, int32(r.Frame))
 			}
 		}
 	}
-	early := map[int]bool{}
+	early := map[int32]bool{}
 	for _, j := range first {
 		early[j] = true
 	}
 	for j := range t.Frames {
-		if t.Frames[j].Caller < 0 && !early[j] {
-			rest = append(rest, j)
+		if t.Frames[j].Caller < 0 && !early[int32(j)] {
+			rest = append(rest, int32(j))
 		}
 	}
 	entries := append(first, rest...)
@@ -112,7 +112,7 @@ func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes()}
 	shown := entries[:min(o.Width, len(entries))]
 	for _, j := range shown {
-		ct.Roots = append(ct.Roots, b.node(j, 0))
+		ct.Roots = append(ct.Roots, b.node(int(j), 0))
 	}
 	var top CallNode
 	b.hide(&top, entries[len(shown):], "width")
@@ -153,14 +153,14 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 	}
 	shown := kids[:min(b.o.Width, len(kids))]
 	for _, c := range shown {
-		n.Children = append(n.Children, b.node(c, level+1))
+		n.Children = append(n.Children, b.node(int(c), level+1))
 	}
 	b.hide(n, kids[len(shown):], "width")
 	return n
 }
 
 // hide records calls left out of n, grouped by function in the order they first appear.
-func (b *treeBuilder) hide(n *CallNode, calls []int, by string) {
+func (b *treeBuilder) hide(n *CallNode, calls []int32, by string) {
 	if len(calls) == 0 {
 		return
 	}

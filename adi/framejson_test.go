@@ -13,11 +13,11 @@ import (
 // marshalled (before it was packed), which must not change.
 func TestFrameJSONUnchanged(t *testing.T) {
 	tr := &Trace{Frames: []Frame{
-		{Index: 0, N: 1, Caller: -1, Code: &Code{Func: "m:<module>", File: "/p/m.py", Line: 1}, Arguments: &Arguments{Args: []Arg{}}, Status: Returned, Return: "None"},
-		{Index: 1, N: 1, Caller: 0, Thread: 2, Depth: 1, Code: &Code{Func: "m:f", File: "/p/<m>&.py", Line: 3}, CallLine: 9,
+		{N: 1, Caller: -1, Code: &Code{Func: "m:<module>", File: "/p/m.py", Line: 1}, Arguments: &Arguments{Args: []Arg{}}, Status: Returned, Return: "None"},
+		{N: 1, Caller: 0, Thread: 2, Depth: 1, Code: &Code{Func: "m:f", File: "/p/<m>&.py", Line: 3}, CallLine: 9,
 			Arguments: &Arguments{Args: []Arg{{Name: "x", Value: "<Add, not rendered> & 'é'"}}, ArgsFP: "#0011223344556677"}, Status: Raised,
 			Exception: &Exception{Type: "ValueError", Message: "bad <x>", Line: 4}, Yields: 3},
-		{Index: 2, N: 1, Caller: 1, Depth: 2, Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}, Status: Unfinished},
+		{N: 1, Caller: 1, Depth: 2, Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}, Status: Unfinished},
 	}}
 	tr.Index()
 	frames := make([]FrameJSON, tr.Len())
@@ -42,6 +42,22 @@ func TestFrameJSONUnchanged(t *testing.T) {
 // A trace holds one Frame per call: its size is most of a recording's memory.
 func TestFrameSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) == 8 {
-		assert.Equal(t, uintptr(72), unsafe.Sizeof(Frame{}))
+		assert.Equal(t, uintptr(64), unsafe.Sizeof(Frame{}))
+	}
+}
+
+// Callees finds a frame's callees in order among those of the other frames, also when two
+// threads interleave their calls in T.
+func TestCalleesInterleaved(t *testing.T) {
+	tr := &Trace{Frames: []Frame{
+		{N: 1, Caller: -1}, {N: 2, Caller: -1, Thread: 1}, {N: 3, Caller: 0}, {N: 4, Caller: 1, Thread: 1},
+		{N: 5, Caller: 0}, {N: 6, Caller: 3, Thread: 1}, {N: 7, Caller: 1, Thread: 1},
+	}}
+	tr.Index()
+	assert.Equal(t, []int32{2, 4}, tr.Callees(0))
+	assert.Equal(t, []int32{3, 6}, tr.Callees(1))
+	assert.Equal(t, []int32{5}, tr.Callees(3))
+	for _, i := range []int{-1, 2, 4, 5, 6, 7} {
+		assert.Nil(t, tr.Callees(i), i)
 	}
 }

@@ -44,7 +44,7 @@ func (t *Trace) ListFrames(fn string, f FrameFilter) *FrameList {
 		}
 		l.Matched++
 		if len(l.Frames) < f.Limit {
-			l.Frames = append(l.Frames, t.FrameSummary(j))
+			l.Frames = append(l.Frames, t.FrameSummary(int(j)))
 		}
 	}
 	return l

@@ -9,6 +9,7 @@ package adi
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -103,14 +104,14 @@ func (s *Status) UnmarshalText(b []byte) error {
 }
 
 // Frame is one entry of the call sequence T: one invocation with its caller, arguments and
-// outcome. Frames are identified inside a Trace by Index, their position in T; the frames it
-// called are Trace.Callees(Index).
+// outcome. Frames are identified inside a Trace by their index, their position in T, which the
+// frame does not hold (T[i] is the frame of index i); the frames T[i] called are Trace.Callees(i).
 //
 // A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
 // is kept small: what every invocation of a function shares (its file and first line) is one
 // *Code, what invocations with the same arguments share is one *Arguments, its small numbers are
-// int32 and its fields are ordered so that none is padded (72 bytes on 64-bit machines; its
-// function's name is in its Code, not in the frame). API
+// int32 and its fields are ordered so that none is padded (64 bytes on 64-bit machines; its
+// function's name is in its Code, not in the frame, and its index is where it is in T). API
 // answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields are in the order the API
 // documents.
 type Frame struct {
@@ -124,7 +125,6 @@ type Frame struct {
 	Return    string
 	Exception *Exception
 	N         int32 // which call of its function this is (1 for the first): the index of its fid
-	Index     int32
 	Caller    int32 // index of the calling frame in T, -1 for an entry frame
 	Depth     int32 // 0 for an entry frame
 	CallLine  int32 // line of the caller that made the call, 0 if none
@@ -183,14 +183,14 @@ type FrameJSON struct {
 	Return    string     `json:"return,omitempty"`
 	Exception *Exception `json:"exception,omitempty"`
 	Yields    int        `json:"yields,omitempty"` // times a generator or coroutine suspended
-	Callees   []int      `json:"callees,omitempty"`
+	Callees   []int32    `json:"callees,omitempty"`
 }
 
 // FrameJSON returns T[i] as API answers write it; i must be a valid index.
 func (t *Trace) FrameJSON(i int) FrameJSON {
 	f := &t.Frames[i]
 	return FrameJSON{
-		Index: int(f.Index), FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
+		Index: i, FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
 		File: f.File, Line: int(f.Line), CallLine: int(f.CallLine), Args: f.Args, ArgsFP: f.ArgsFP,
 		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
 		Callees: t.Callees(i),
@@ -218,9 +218,13 @@ type Trace struct {
 	// as the program runs, and an Unfinished frame is one still running when it was read.
 	Live bool `json:"live,omitempty"`
 
-	byFunc   map[string][]int
-	callees  []int   // every frame's callees, frame by frame (see Callees)
-	calleeAt []int32 // frame i's callees are callees[calleeAt[i]:calleeAt[i+1]]
+	// The derived lookups (see Index) hold frame indexes as int32, like Frame.Caller: a trace never
+	// holds 2^31 frames (the probe stops recording at its max_calls limit, 2,000,000 by default),
+	// and a big trace's lookups take half the memory of ints.
+	byFunc map[string][]int32
+	// callees lists every frame that has a caller, ordered by caller, then by index: the callees
+	// of one frame are a run of it (see Callees).
+	callees []int32
 }
 
 // ChangeKind says what a statement did to a variable.
@@ -300,13 +304,14 @@ func (t *Trace) Frame(i int) *Frame {
 // Index builds the derived lookups (invocations per function, callees per frame). It must be
 // called once after Frames is filled and before the trace is shared.
 //
-// Both lookups are cut from two slabs of len(Frames) ints (every frame is one invocation of one
+// Both lookups are cut from two slabs of len(Frames) int32s (every frame is one invocation of one
 // function and the callee of at most one frame), so that a trace of a million frames holds no
-// slack of grown slices and costs a few allocations instead of a million.
+// slack of grown slices and costs a few allocations instead of a million. The trace keeps no
+// offsets per frame into the callees' slab: Callees finds a frame's run in it by binary search.
 func (t *Trace) Index() {
 	n := len(t.Frames)
 	counts := make(map[string]int)
-	t.calleeAt = make([]int32, n+1) // first the number of callees of each frame, then offsets
+	at := make([]int32, n+1) // first the number of callees of each frame, then where they start
 	for i := range t.Frames {
 		f := &t.Frames[i]
 		if f.Code == nil {
@@ -317,14 +322,14 @@ func (t *Trace) Index() {
 		}
 		counts[f.FID().Func]++
 		if f.Caller >= 0 && int(f.Caller) < n {
-			t.calleeAt[f.Caller+1]++
+			at[f.Caller+1]++
 		}
 	}
 	for i := 1; i <= n; i++ {
-		t.calleeAt[i] += t.calleeAt[i-1]
+		at[i] += at[i-1]
 	}
-	slab := make([]int, n)
-	t.byFunc = make(map[string][]int, len(counts))
+	slab := make([]int32, n)
+	t.byFunc = make(map[string][]int32, len(counts))
 	for i := range t.Frames {
 		fn := t.Frames[i].FID().Func
 		if _, ok := t.byFunc[fn]; !ok {
@@ -332,33 +337,36 @@ func (t *Trace) Index() {
 			t.byFunc[fn], slab = slab[:0:k], slab[k:]
 		}
 	}
-	t.callees = make([]int, t.calleeAt[n])
-	next := make([]int32, n) // callees of each frame placed so far
+	t.callees = make([]int32, at[n])
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		t.byFunc[f.FID().Func] = append(t.byFunc[f.FID().Func], i)
+		t.byFunc[f.FID().Func] = append(t.byFunc[f.FID().Func], int32(i))
 		if c := f.Caller; c >= 0 && int(c) < n {
-			t.callees[t.calleeAt[c]+next[c]] = i
-			next[c]++
+			t.callees[at[c]] = int32(i)
+			at[c]++ // where the next callee of c goes
 		}
 	}
 }
 
 // Callees returns the indexes in T of the calls frame i made, in order (nil when it made none or
-// i is out of range). The slice is shared: callers must not modify it.
-func (t *Trace) Callees(i int) []int {
-	if i < 0 || i+1 >= len(t.calleeAt) {
+// i is out of range). The slice is shared: callers must not modify it. It costs two binary
+// searches of the callees' slab, ordered by caller.
+func (t *Trace) Callees(i int) []int32 {
+	if i < 0 || i >= len(t.Frames) {
 		return nil
 	}
-	lo, hi := t.calleeAt[i], t.calleeAt[i+1]
+	caller := func(k int) int { return int(t.Frames[t.callees[k]].Caller) }
+	lo := sort.Search(len(t.callees), func(k int) bool { return caller(k) >= i })
+	hi := lo + sort.Search(len(t.callees)-lo, func(k int) bool { return caller(lo+k) > i })
 	if lo == hi {
 		return nil
 	}
 	return t.callees[lo:hi:hi]
 }
 
-// Invocations returns the indexes in T of every invocation of fn, in order.
-func (t *Trace) Invocations(fn string) []int { return t.byFunc[fn] }
+// Invocations returns the indexes in T of every invocation of fn, in order. The slice is shared:
+// callers must not modify it.
+func (t *Trace) Invocations(fn string) []int32 { return t.byFunc[fn] }
 
 // Funcs returns the names of every function with at least one invocation in T.
 func (t *Trace) Funcs() []string {
@@ -378,5 +386,5 @@ func (t *Trace) Lookup(fid FID) (int, error) {
 	if fid.Index < 1 || fid.Index > len(inv) {
 		return -1, NotFoundf("%s: %s was called %d time(s); use an index from 1 to %d", fid, fid.Func, len(inv), len(inv))
 	}
-	return inv[fid.Index-1], nil
+	return int(inv[fid.Index-1]), nil
 }

@@ -70,7 +70,8 @@ func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
 	best, bestBP := -1, -1
 	var all []int
 	for k, b := range s.Breakpoints {
-		for _, j := range s.Trace.Invocations(b.Func) {
+		for _, inv := range s.Trace.Invocations(b.Func) {
+			j := int(inv)
 			if b.Cond != "" && !o.Holds(b, j) {
 				continue
 			}

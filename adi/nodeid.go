@@ -13,14 +13,14 @@ import (
 // position, duplicates) the error lists the invocations to pick from by index.
 func (t *Trace) paramInvocation(r Ref, fn string) (int, error) {
 	inv := t.Invocations(fn)
-	var found []int
+	var found []int32
 	for _, j := range inv {
 		if spells(r.Param, idTokens(t.Frames[j].Args), 0) {
 			found = append(found, j)
 		}
 	}
 	if len(found) == 1 {
-		return found[0], nil
+		return int(found[0]), nil
 	}
 	why := "no invocation of %s has arguments that spell pytest's id [%s]"
 	if len(found) > 1 {
@@ -30,7 +30,7 @@ func (t *Trace) paramInvocation(r Ref, fn string) (int, error) {
 }
 
 // invocationList names up to ten invocations with their arguments, for an error.
-func (t *Trace) invocationList(inv []int) string {
+func (t *Trace) invocationList(inv []int32) string {
 	d := detail{valueLimit: 20}
 	parts := make([]string, 0, min(len(inv), 11))
 	for k, j := range inv {

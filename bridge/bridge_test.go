@@ -10,7 +10,7 @@ import (
 )
 
 func loopTrace() (*adi.Trace, *adi.FLT) {
-	t := &adi.Trace{Frames: []adi.Frame{{Index: 0, N: 1, Code: &adi.Code{Func: "t:f"}, Caller: -1}}}
+	t := &adi.Trace{Frames: []adi.Frame{{N: 1, Code: &adi.Code{Func: "t:f"}, Caller: -1}}}
 	t.Index()
 	flt := &adi.FLT{Frame: 0, Steps: []adi.Step{{Line: 2}, {Line: 3}, {Line: 4}, {Line: 3}, {Line: 4}, {Line: 3}, {Line: 5}}}
 	return t, flt
@@ -48,7 +48,7 @@ func TestReplayedUpTo(t *testing.T) {
 	mk := func(fps ...string) *adi.Trace {
 		tr := &adi.Trace{}
 		for i, fp := range fps {
-			tr.Frames = append(tr.Frames, adi.Frame{Index: int32(i), N: int32(i + 1), Code: &adi.Code{Func: "t:f"}, Caller: int32(i - 1), Arguments: &adi.Arguments{ArgsFP: fp}})
+			tr.Frames = append(tr.Frames, adi.Frame{N: int32(i + 1), Code: &adi.Code{Func: "t:f"}, Caller: int32(i - 1), Arguments: &adi.Arguments{ArgsFP: fp}})
 		}
 		tr.Index()
 		return tr

@@ -256,7 +256,8 @@ const maxHitsListed = 100
 // hitList names the first limit frames a breakpoint matches, counts them all, and counts those
 // after the frame under inspection (where continue goes) and before it (where prev goes).
 func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total, ahead, behind int) {
-	for _, j := range s.trace.Invocations(b.Func) {
+	for _, inv := range s.trace.Invocations(b.Func) {
+		j := int(inv)
 		if b.Cond == "" || s.hits.Holds(b, j) {
 			if total < limit {
 				fids = append(fids, s.trace.Frames[j].FID().String())

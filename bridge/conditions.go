@@ -62,8 +62,8 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 				continue
 			}
 			// a hit counts for the recording's b.Func#n when the re-run's is the same invocation
-			if r, err := rt.Lookup(adi.FID{Func: b.Func, Index: n}); err == nil && s.sameFrame(rt, r, inv[n-1]) == "" {
-				hits = append(hits, inv[n-1])
+			if r, err := rt.Lookup(adi.FID{Func: b.Func, Index: n}); err == nil && s.sameFrame(rt, r, int(inv[n-1])) == "" {
+				hits = append(hits, int(inv[n-1]))
 			}
 		}
 		sort.Ints(hits)

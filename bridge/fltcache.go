@@ -53,7 +53,8 @@ func (s *Session) nextHits(j, n int) []int {
 	var after, before []int
 	seen := map[int]bool{j: true}
 	for _, b := range s.state.Breakpoints {
-		for _, k := range s.trace.Invocations(b.Func) {
+		for _, inv := range s.trace.Invocations(b.Func) {
+			k := int(inv)
 			if seen[k] || (b.Cond != "" && !s.hits.Holds(b, k)) {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/big"
+	"strconv"
 	"unsafe"
 )
 
@@ -83,6 +84,13 @@ func (in *interner) bytes(p []byte) string {
 	s := in.copy(p)
 	in.m[s] = s
 	return s
+}
+
+// int returns v's decimal text, the same string for equal v. A nil interner returns a new
+// string.
+func (in *interner) int(v int64) string {
+	var buf [20]byte
+	return in.bytes(strconv.AppendInt(buf[:0], v, 10))
 }
 
 // str returns the shared copy of s.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -235,4 +236,16 @@ func TestFingerprintsMatchThePython(t *testing.T) {
 		pair := p.([]any)
 		assert.Equal(t, pair[1], fpText(pair[0].([]byte)))
 	}
+}
+
+// The interner writes an int as its decimal text, one string for equal ints (T's return values
+// repeat); a nil interner writes a new one.
+func TestInternerInt(t *testing.T) {
+	in := newInterner(1 << 20)
+	a, b := in.int(-123456789), in.int(-123456789)
+	assert.Equal(t, "-123456789", a)
+	assert.Same(t, unsafe.StringData(a), unsafe.StringData(b))
+	assert.Equal(t, "9223372036854775807", in.int(math.MaxInt64))
+	var none *interner
+	assert.Equal(t, "4096", none.int(4096))
 }

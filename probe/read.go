@@ -385,8 +385,9 @@ type decoder struct {
 	outcomes []outcome // ret/exc/yield records, in file order
 
 	args    argTable
-	scratch []string // the reprs of the call record being decoded
-	fpBuf   []byte   // the "=" fingerprint of the call record being decoded
+	defs    []adi.Code // the free end of the current chunk of Codes (see newCode)
+	scratch []string   // the reprs of the call record being decoded
+	fpBuf   []byte     // the "=" fingerprint of the call record being decoded
 }
 
 // call is one invocation as a call record describes it, before it is placed in T. A read keeps
@@ -523,7 +524,7 @@ func int32Field(n int) int32 {
 func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error) {
 	d.scratch = d.scratch[:0]
 	for _, it := range items {
-		s, err := reprOf(it)
+		s, err := reprOf(it, d.strs)
 		if err != nil {
 			return nil, fmt.Errorf("field 6: %w", err)
 		}
@@ -556,6 +557,21 @@ func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error)
 	return d.args.get(int32Field(cid), d.scratch, fps, names, cd != nil), nil
 }
 
+// codeChunk is how many Codes newCode allocates at a time.
+const codeChunk = 64
+
+// newCode returns a Code for a code record, cut from a chunk: the code records are read among the
+// call records, and a Code allocated on its own would sit among the decoding's garbage, pinning a
+// span of it for as long as the trace lives.
+func (d *decoder) newCode() *adi.Code {
+	if len(d.defs) == 0 {
+		d.defs = make([]adi.Code, codeChunk)
+	}
+	c := &d.defs[0]
+	d.defs = d.defs[1:]
+	return c
+}
+
 func (d *decoder) callRecord(tag string, rec []any) error {
 	t := d.trace
 	switch tag {
@@ -565,7 +581,8 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if err := values(rec, &cid, &c.fn, &c.file, &c.line, &c.argnames); err != nil {
 			return err
 		}
-		c.def = &adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
+		c.def = d.newCode()
+		*c.def = adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
 		if len(rec) > 5 { // probes since issue 13 write what the code is
 			c.def.Kind, _ = rec[5].(string)
 		}
@@ -630,7 +647,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		c.args = args
 		switch tag {
 		case "callret":
-			if err := values(rec[7:], repr(&c.ret)); err != nil {
+			if err := values(rec[7:], d.repr(&c.ret)); err != nil {
 				return err
 			}
 			c.status = adi.Returned
@@ -644,7 +661,7 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		d.calls = append(d.calls, c)
 	case "ret":
 		o := outcome{tag: tag}
-		if err := values(rec, &o.idx, repr(&o.ret)); err != nil {
+		if err := values(rec, &o.idx, d.repr(&o.ret)); err != nil {
 			return err
 		}
 		d.outcomes = append(d.outcomes, o)
@@ -682,10 +699,18 @@ func decodeExc(rec []any) (*adi.Exception, error) {
 	return e, nil
 }
 
-// reprField is a value field: a repr string, or an int, bool or None written as itself.
-type reprField struct{ s *string }
+// reprField is a value field: a repr string, or an int, bool or None written as itself. Its ints
+// are written as strings of strs (see reprOf).
+type reprField struct {
+	s    *string
+	strs *interner
+}
 
-func repr(s *string) reprField { return reprField{s} }
+func repr(s *string) reprField { return reprField{s: s} }
+
+// repr is a value field whose ints are strings of d's interner: T's return values, one for most
+// frames, are often the same big ints (sizes, hashes, coefficients) over and over.
+func (d *decoder) repr(s *string) reprField { return reprField{s, d.strs} }
 
 // smallInts holds the text of the ints most values are (counters, sizes, indexes), so that
 // reading them allocates nothing.
@@ -697,8 +722,9 @@ var smallInts = func() [1024]string {
 	return a
 }()
 
-// reprOf returns the repr Python gives a value field.
-func reprOf(v any) (string, error) {
+// reprOf returns the repr Python gives a value field. An int past smallInts is a string of strs
+// (a new one when strs is nil).
+func reprOf(v any, strs *interner) (string, error) {
 	switch v := v.(type) {
 	case string:
 		return v, nil
@@ -706,7 +732,7 @@ func reprOf(v any) (string, error) {
 		if 0 <= v && v < int64(len(smallInts)) {
 			return smallInts[v], nil
 		}
-		return strconv.FormatInt(v, 10), nil
+		return strs.int(v), nil
 	case *big.Int:
 		return v.String(), nil
 	case bool:
@@ -737,7 +763,7 @@ func values(rec []any, ptrs ...any) error {
 		case *string:
 			*p, ok = v.(string)
 		case reprField:
-			s, err := reprOf(v)
+			s, err := reprOf(v, p.strs)
 			if err != nil {
 				return fmt.Errorf("field %d: %w", i+1, err)
 			}
@@ -748,7 +774,7 @@ func values(rec []any, ptrs ...any) error {
 			if ok {
 				out := make([]string, len(items))
 				for k, it := range items {
-					s, err := reprOf(it)
+					s, err := reprOf(it, nil)
 					if err != nil {
 						return fmt.Errorf("field %d: %w", i+1, err)
 					}
@@ -833,7 +859,7 @@ func (d *decoder) build() (gap bool, err error) {
 		counts[cd.fn]++
 		f := &t.Frames[idx]
 		*f = adi.Frame{
-			Index: int32(idx), N: counts[cd.fn], Caller: c.caller, Thread: c.tid,
+			N: counts[cd.fn], Caller: c.caller, Thread: c.tid,
 			Code: cd.def, Arguments: c.args, CallLine: c.line, Status: c.status,
 			Return: c.ret, Exception: c.exc,
 		}
@@ -945,7 +971,7 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 			clipSteps(flt)
 			if len(rec) > 4 { // the value it returned, rendered in full
 				var ret string
-				if err := values(rec[4:], repr(&ret)); err != nil {
+				if err := values(rec[4:], fd.d.repr(&ret)); err != nil {
 					return err
 				}
 				flt.Return = &ret

@@ -57,7 +57,7 @@ func TestReadRecording(t *testing.T) {
 	assert.Equal(t, "None", tr.Frames[0].Return)
 	assert.Equal(t, adi.Returned, tr.Frames[1].Status)
 	assert.Equal(t, "2", tr.Frames[1].Return)
-	assert.Equal(t, []int{1, 2}, tr.Callees(0))
+	assert.Equal(t, []int32{1, 2}, tr.Callees(0))
 
 	flt := rec.FLTs[2]
 	require.NotNil(t, flt)
@@ -143,8 +143,8 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	assert.Equal(t, int32(1), tr.Frames[1].Yields)
 	assert.Equal(t, uint16(1), tr.Frames[3].Thread)
 	assert.Equal(t, int32(0), tr.Frames[3].Depth)
-	assert.Equal(t, []int{1, 2}, tr.Callees(0))
-	assert.Equal(t, []int{1, 2, 3}, tr.Invocations("t:g"))
+	assert.Equal(t, []int32{1, 2}, tr.Callees(0))
+	assert.Equal(t, []int32{1, 2, 3}, tr.Invocations("t:g"))
 }
 
 // A gap (an idx that no record names, e.g. a writer killed while another thread held an idx) ends

@@ -107,7 +107,7 @@ func traceChildren(c *call) (any, error) {
 	callees := t.Callees(index)
 	kids := make([]adi.FrameJSON, 0, len(callees))
 	for _, k := range callees {
-		kids = append(kids, t.FrameJSON(k))
+		kids = append(kids, t.FrameJSON(int(k)))
 	}
 	return map[string]any{"frames": kids}, nil
 }
