@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -251,4 +255,57 @@ Return: (200, {'item': 'pear', 'qty': 4, 'total': 18})`)
 func firstPara2(text string) string {
 	head, _, _ := strings.Cut(text, "\n\n── live")
 	return head
+}
+
+// TestLiveWatchAttached: a server its owner started under debugpy's server, attached to with
+// adi live attach: the first watch pauses the program, starts adi's watch recorder in its
+// threads and resumes it; then the watch catches the requests that follow, as in a launched
+// session.
+func TestLiveWatchAttached(t *testing.T) {
+	needPython(t)
+	py := "/usr/bin/python3"
+	if exec.Command(py, "-c", "import debugpy").Run() != nil {
+		t.Skip("/usr/bin/python3 has no debugpy")
+	}
+	dir := t.TempDir()
+	src, err := os.ReadFile(testdata(t, "live/shop_server.py"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "shop_server.py"), src, 0o644))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	cmd := exec.Command(py, "-m", "debugpy", "--listen", addr, "--wait-for-client", "shop_server.py")
+	cmd.Dir = dir
+	require.NoError(t, cmd.Start())
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-waited
+	})
+	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir(), Log: testLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(mgr.Shutdown)
+	ctx := context.Background()
+	var s *live.Session
+	require.Eventually(t, func() bool {
+		s, _, err = live.Launch(ctx, mgr, "shop", false, live.Options{Attach: addr, Dir: dir, Timeout: 20 * time.Second})
+		return err == nil
+	}, 20*time.Second, 100*time.Millisecond, "attach to %s", addr)
+
+	lv(t, s, live.Cmd{Name: live.CmdContinue, Background: true})
+	port := shopPort(t, s)
+	a := lv(t, s, live.Cmd{Name: live.CmdWatch, Func: "handle"})
+	assert.Equal(t, "Watching handle: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it. "+
+		"It matches shop_server:handle. live.caught lists what it caught; adi.flt FUNC#N shows one.", firstPara(a.Text))
+	assert.Equal(t, live.Running, a.State, "the program was paused to start the recorder in its threads, and resumed")
+	assert.JSONEq(t, `{"item": "apple", "qty": 2, "total": 6}`, get(t, port, "/quote/apple/2"))
+	assert.JSONEq(t, `{"item": "pear", "qty": 4, "total": 18}`, get(t, port, "/quote/pear/4"))
+	assert.Equal(t, []string{"shop_server:handle#1", "shop_server:handle#2"}, caughtFIDs(t, s, 2))
+	assert.Contains(t, adiDo(t, ctx, mgr.Open("shop"), "flt shop_server:handle#2"), "Args: method = 'GET', path = '/quote/pear/4'\n")
+	a, err = live.Close(mgr, "shop")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(a.Text, "Closed live session shop: adi detached from the program"), a.Text)
+	assert.JSONEq(t, `{"item": "kiwi", "qty": 1, "total": 0}`, get(t, port, "/quote/kiwi/1"), "the program keeps serving after adi detached")
 }

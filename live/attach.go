@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -210,4 +211,116 @@ func (s *Session) closedText() string {
 		return fmt.Sprintf("Closed live session %s (%s).", s.ID, s.why)
 	}
 	return fmt.Sprintf("Closed live session %s: %s.", s.ID, detachedNote)
+}
+
+// attachPauseGrace bounds how long installing the watch recorder waits for a running attached
+// program to pause.
+const attachPauseGrace = 2 * time.Second
+
+// installRecorder starts the probe's watch recorder in a program adi attached to (adi's launcher,
+// which starts it idle in every program adi launches, did not start this one). Each thread of
+// the program must run adi_probe.watch.start once to get its hook (threads started later get it
+// by themselves), so the program is paused if it runs, the expression is evaluated in every
+// paused thread, and the program is resumed. A thread that does not pause (it runs no Python
+// code of its own, e.g. blocked waiting for a connection) gets no hook, and its calls are not
+// caught; threads it starts later are.
+func (s *Session) installRecorder(ctx context.Context) error {
+	r := s.run
+	if r.probe != nil {
+		return nil
+	}
+	w := s.watchFor(s.runs)
+	w.Watches = ""
+	cfg, err := json.Marshal(w)
+	if err != nil {
+		return err
+	}
+	expr := fmt.Sprintf("(%s, __import__('adi_probe.watch').watch.start(%s))[1]", r.helperImport(), strconv.Quote(string(cfg)))
+	var resumeAfter *stop
+	if s.state == Running {
+		if !r.dr.Configured() {
+			if err := r.configurationDone(ctx); err != nil {
+				return s.lost(err)
+			}
+		}
+		st, err := s.pauseForInstall(ctx)
+		if err != nil {
+			return err
+		}
+		resumeAfter = &st
+	}
+	installed := 0
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	threads, err := r.c.Threads(rctx)
+	if err != nil {
+		return s.lost(err)
+	}
+	var firstErr error
+	for _, th := range threads {
+		frames, err := r.c.StackTrace(rctx, th.Id, 1)
+		if err != nil || len(frames) == 0 {
+			continue // not paused in code of its own
+		}
+		body, err := r.c.Evaluate(rctx, expr, frames[0].Id, "repl")
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if strings.Contains(body.Result, `"error"`) && firstErr == nil {
+			firstErr = errors.New(strings.Trim(body.Result, `'"`))
+			continue
+		}
+		installed++
+	}
+	if resumeAfter != nil {
+		if resumeAfter.Reason == "pause" {
+			if err := s.resumeThread(ctx, resumeAfter.ThreadID); err != nil {
+				return err
+			}
+			s.setState(Running, s.why)
+		} else if _, err := s.stopped(ctx, *resumeAfter, time.Now(), false); err != nil {
+			return err
+		}
+	}
+	if installed == 0 {
+		if firstErr != nil {
+			return fmt.Errorf("cannot start adi's watch recorder in the attached program: %w", firstErr)
+		}
+		return adi.BadInputf("the attached program has no thread paused in code of its own, so adi cannot start its watch recorder there; "+
+			"set a breakpoint where the program works, let it stop there (%s), then watch", cmdMark(CmdContinue))
+	}
+	r.probe = &probeConn{path: w.Socket}
+	if old := s.probe.Swap(r.probe); old != nil {
+		old.close()
+	}
+	return nil
+}
+
+// pauseForInstall pauses a running attached program (every thread: pydevd suspends them all) and
+// returns the stop; a program that does not pause within attachPauseGrace is an error.
+func (s *Session) pauseForInstall(ctx context.Context) (stop, error) {
+	r := s.run
+	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	threads, err := r.c.Threads(rctx)
+	if err != nil || len(threads) == 0 {
+		return stop{}, fmt.Errorf("cannot list the attached program's threads to pause it: %v", err)
+	}
+	if err := r.c.Pause(rctx, threads[0].Id); err != nil {
+		return stop{}, s.lost(err)
+	}
+	t := time.NewTimer(attachPauseGrace)
+	defer t.Stop()
+	select {
+	case b := <-r.stops():
+		return stopOf(b), nil
+	case <-r.ended:
+		return stop{}, adi.BadInputf("the attached program ended")
+	case <-t.C:
+		return stop{}, adi.BadInputf("the attached program did not pause within %s to let adi start its watch recorder (it runs no Python code of its own now, e.g. it waits for a request); "+
+			"set a breakpoint where it works, let it stop there (%s), then watch", seconds(ms(attachPauseGrace)), cmdMark(CmdContinue))
+	}
 }

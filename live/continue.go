@@ -41,14 +41,13 @@ func (s *Session) cont(ctx context.Context, background bool) (result, error) {
 			return result{}, s.lost(err)
 		}
 	case Running: // it runs on its own (background, or attached): wait for it to stop
-		if background {
-			return result{text: "The program is already running on its own; " + cmdMark(CmdContinue) + " without " +
-				faces.Param("live.continue", "background") + " waits until it stops."}, nil
-		}
-		if !r.dr.Configured() { // attached, before the first continue
+		if !r.dr.Configured() { // attached, before the first continue: let it start
 			if err := r.configurationDone(ctx); err != nil {
 				return result{}, s.lost(err)
 			}
+		} else if background {
+			return result{text: "The program is already running on its own; " + cmdMark(CmdContinue) + " without " +
+				faces.Param("live.continue", "background") + " waits until it stops."}, nil
 		}
 	default:
 		if err := s.resume(ctx); err != nil {

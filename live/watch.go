@@ -223,6 +223,11 @@ func (s *Session) watchCmd(ctx context.Context, c Cmd) (result, error) {
 	}
 	w := &watch{Func: fn, Cond: c.Condition, Max: c.Max, id: -1, Active: true}
 	var matches []string
+	if s.attach != "" && s.state != Done {
+		if err := s.installRecorder(ctx); err != nil {
+			return result{}, err
+		}
+	}
 	if s.recorderUp() {
 		m, err := s.addWatch(ctx, w)
 		if err != nil {
