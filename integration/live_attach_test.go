@@ -157,11 +157,11 @@ func TestLiveAttachCLI(t *testing.T) {
 	id := cli.LiveID(dir, "attach "+ds.addr)
 	assert.True(t, strings.HasPrefix(res.stdout, "Attached to the program at "+ds.addr+" as live session "+id+" (watchdog 30 s). It runs (or, started with --wait-for-client, waits for adi live continue): set breakpoints (adi live break FILE:LINE), then adi live continue waits until it stops at one. adi live close detaches and leaves it running."), res.stdout)
 	assert.Contains(t, res.stdout, "── live "+id+" · Running · run 1: attached to the program at "+ds.addr+"; it runs, or waits for its client if started with --wait-for-client (adi live continue lets it go on and waits until it stops)\n")
-	assert.Contains(t, res.stdout, "\nValid now: adi live break, adi live clear, adi live continue, adi live status, adi live close\n")
+	assert.Contains(t, res.stdout, "\nValid now: adi live break, adi live clear, adi live continue, adi live status, adi live close, adi live watch, adi live unwatch, adi live caught, adi live flt\n")
 
 	res = r.run("live", "interact", "1")
 	assert.Equal(t, 1, res.code)
-	assert.Equal(t, "adi: adi live interact is refused in state Running (attached to the program at "+ds.addr+"; it runs, or waits for its client if started with --wait-for-client (adi live continue lets it go on and waits until it stops)): the program is running, so nothing is paused; set a breakpoint (adi live break), then adi live continue waits until it stops there. Valid now: adi live break, adi live clear, adi live continue, adi live status, adi live close\n", res.stderr)
+	assert.Equal(t, "adi: adi live interact is refused in state Running (attached to the program at "+ds.addr+"; it runs, or waits for its client if started with --wait-for-client (adi live continue lets it go on and waits until it stops)): the program is running, so nothing is paused; adi live continue waits until it stops (set a breakpoint first with adi live break). Valid now: adi live break, adi live clear, adi live continue, adi live status, adi live close, adi live watch, adi live unwatch, adi live caught, adi live flt\n", res.stderr)
 
 	res = r.run("live", "break", "prog.py:7", "--cond", "i == 3")
 	require.Equal(t, 0, res.code, res.stderr)
@@ -182,7 +182,7 @@ func TestLiveAttachCLI(t *testing.T) {
 
 	res = r.run("live", "restart")
 	assert.Equal(t, 1, res.code)
-	assert.Equal(t, "adi: adi live restart is refused in state Runtime (paused at breakpoint prog.py:7 in work (hit 1)): adi attached to this program and did not start it, so it cannot run it again; start it again under `python -m debugpy --listen` and adi live attach to it. Valid now: adi live break, adi live clear, adi live continue, adi live interact, adi live stack, adi live where, adi live status, adi live close\n", res.stderr)
+	assert.Equal(t, "adi: adi live restart is refused in state Runtime (paused at breakpoint prog.py:7 in work (hit 1)): adi attached to this program and did not start it, so it cannot run it again; start it again under `python -m debugpy --listen` and adi live attach to it. Valid now: adi live break, adi live clear, adi live continue, adi live interact, adi live stack, adi live where, adi live status, adi live close, adi live watch, adi live unwatch, adi live caught, adi live flt\n", res.stderr)
 
 	res = r.run("live", "close")
 	require.Equal(t, 0, res.code, res.stderr)
@@ -222,10 +222,10 @@ func TestLiveAttachServer(t *testing.T) {
 	a := lcall("live.attach", map[string]any{"address": ds.addr, "dir": dir, "id": "srv", "timeout_ms": 20000})
 	assert.Equal(t, "srv", a.Live)
 	assert.Equal(t, "Running", a.State)
-	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "status", "close"}, a.Valid)
+	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "status", "close", "watch", "unwatch", "caught", "flt"}, a.Valid)
 	e = callErr(t, c, "live.restart", map[string]any{"live": "srv"})
 	assert.Equal(t, server.CodeRefused, e.Code)
-	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "status", "close"}, e.Data.Valid)
+	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "status", "close", "watch", "unwatch", "caught", "flt"}, e.Data.Valid)
 
 	lcall("live.set_breakpoint", map[string]any{"live": "srv", "location": "prog.py:7", "condition": "i == 3"})
 	a = lcall("live.continue", map[string]any{"live": "srv"})

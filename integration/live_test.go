@@ -174,14 +174,14 @@ func TestLiveStates(t *testing.T) {
 	s, ans := le.start(t, "python states.py", 10*time.Second)
 	assert.Equal(t, live.Start, ans.State)
 	assert.Equal(t, "launched under debugpy; no line has run yet (live.continue starts it)", ans.Why)
-	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close"}, ans.Valid)
+	assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close", "watch", "unwatch", "caught", "flt"}, ans.Valid)
 	assert.Contains(t, ans.Text, "── live "+s.ID+" · Start · run 1: launched under debugpy; no line has run yet (live.continue starts it)\n")
 
 	// Start: nothing is paused.
 	for _, c := range []live.Cmd{interact("1"), stack, where} {
 		re := lvRefused(t, s, c)
 		assert.Equal(t, "live."+c.Name+" is refused in state Start (launched under debugpy; no line has run yet (live.continue starts it)): the program has not started yet, so nothing is paused; set a breakpoint (live.set_breakpoint), then live.continue. Valid now: live.set_breakpoint, live.clear, live.continue, live.restart, live.status, live.close, live.watch, live.unwatch, live.caught, live.flt", wsError(re))
-		assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close"}, re.Valid)
+		assert.Equal(t, []string{"set_breakpoint", "clear", "continue", "restart", "status", "close", "watch", "unwatch", "caught", "flt"}, re.Valid)
 	}
 
 	ans = lv(t, s, bp("states.py:2"))

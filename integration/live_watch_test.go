@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -277,6 +279,8 @@ func TestLiveWatchAttached(t *testing.T) {
 	require.NoError(t, ln.Close())
 	cmd := exec.Command(py, "-m", "debugpy", "--listen", addr, "--wait-for-client", "shop_server.py")
 	cmd.Dir = dir
+	var out lockedBuffer // debugpy redirects the program's output to adi only once attached: read both
+	cmd.Stdout = &out
 	require.NoError(t, cmd.Start())
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -295,7 +299,14 @@ func TestLiveWatchAttached(t *testing.T) {
 	}, 20*time.Second, 100*time.Millisecond, "attach to %s", addr)
 
 	lv(t, s, live.Cmd{Name: live.CmdContinue, Background: true})
-	port := shopPort(t, s)
+	var port int
+	require.Eventually(t, func() bool {
+		m := portLine.FindStringSubmatch(out.String() + lv(t, s, status).Output.Stdout)
+		if m != nil {
+			_, _ = fmt.Sscan(m[1], &port)
+		}
+		return m != nil
+	}, 20*time.Second, 50*time.Millisecond, "the server's port")
 	a := lv(t, s, live.Cmd{Name: live.CmdWatch, Func: "handle"})
 	assert.Equal(t, "Watching handle: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it. "+
 		"It matches shop_server:handle. live.caught lists what it caught; adi.flt FUNC#N shows one.", firstPara(a.Text))
@@ -308,4 +319,22 @@ func TestLiveWatchAttached(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(a.Text, "Closed live session shop: adi detached from the program"), a.Text)
 	assert.JSONEq(t, `{"item": "kiwi", "qty": 1, "total": 0}`, get(t, port, "/quote/kiwi/1"), "the program keeps serving after adi detached")
+}
+
+// lockedBuffer is a bytes.Buffer safe for a process writing it while a test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
