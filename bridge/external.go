@@ -155,30 +155,14 @@ func (x *External) adoptRecording(rec *probe.Recording, exitCode int, run *Run) 
 	s := x.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old := s.trace.Len()
-	if rec.Trace.Len() < old && run == nil {
-		return // a reader raced a truncated read; keep the longer T
-	}
-	rec.Trace.Root = s.prog.Root
 	if run == nil {
+		if rec.Trace.Len() < s.trace.Len() {
+			return // a reader raced a truncated read; keep the longer T
+		}
 		run = &Run{Dir: x.RunDir, Debug: true, ExitCode: exitCode}
 	}
-	run.Rec = rec
-	s.snap.Lock()
-	s.trace = rec.Trace
-	s.base = run
-	s.snap.Unlock()
-	s.state.Trace = rec.Trace
-	if s.trace.Frame(s.state.Cur) == nil {
-		s.state.Cur = 0
-	}
-	if rec.Trace.Len() != old {
-		clear(s.hits)
-		clear(s.condErr)
-		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(x.RunDir), Frames: rec.Trace.Len()})
-	}
+	s.takeRecording(rec, run, false)
 	s.saveState()
-	s.refreshInfo()
 }
 
 // Stopped records that the editor stopped in frame j of T (an index the probe reported; call

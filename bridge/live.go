@@ -134,24 +134,39 @@ func (s *Session) refreshLive() error {
 	if rec.Trace.Len() < s.trace.Len() {
 		return nil // a reader raced a truncated read; keep the longer T
 	}
-	rec.Trace.Root = s.prog.Root
 	rec.Trace.Partial, rec.Trace.Live = true, true
+	s.takeRecording(rec, &Run{Dir: lr.dir, Debug: true, Live: true, ExitCode: -1}, true)
+	return nil
+}
+
+// takeRecording makes rec the session's T, in run (a recording read while its program runs: an
+// editor's run or a live session's), keeping frame indexes: the frame under inspection stays, and
+// condition results are dropped when T grew (the next command that needs them evaluates them on
+// the longer T). With flts, the FLTs the run recorded as it went replace those read before. The
+// caller holds s.mu.
+func (s *Session) takeRecording(rec *probe.Recording, run *Run, flts bool) {
 	old := s.trace.Len()
+	rec.Trace.Root = s.prog.Root
+	run.Rec = rec
 	s.snap.Lock()
 	s.trace = rec.Trace
-	s.base = &Run{Dir: lr.dir, Debug: true, Live: true, ExitCode: -1, Rec: rec}
+	s.base = run
 	s.snap.Unlock()
 	s.state.Trace = rec.Trace
-	for j, flt := range rec.FLTs {
-		s.flts[j] = flt
+	if s.trace.Frame(s.state.Cur) == nil {
+		s.state.Cur = 0
+	}
+	if flts {
+		for j, flt := range rec.FLTs {
+			s.flts[j] = flt
+		}
 	}
 	if rec.Trace.Len() != old {
 		clear(s.hits)
 		clear(s.condErr)
-		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(lr.dir), Frames: rec.Trace.Len(), FLTs: len(s.flts)})
+		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(run.Dir), Frames: rec.Trace.Len(), FLTs: len(s.flts)})
 	}
 	s.refreshInfo()
-	return nil
 }
 
 // Log returns the session's logger (a live part logs under its session's name).

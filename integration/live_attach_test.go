@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -264,21 +263,7 @@ func TestLiveAttachMCP(t *testing.T) {
 	dir := t.TempDir()
 	ds := startDebugpyServer(t, dir)
 	ctx := testContext(t, 2*time.Minute)
-	cmd := exec.Command(adiBinary(t), "mcp")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ADI_STATE_DIR="+t.TempDir())
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adi-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err)
-	defer func() {
-		assert.NoError(t, cs.Close())
-		assert.True(t, waitProcessGone(cmd.Process.Pid, 10*time.Second))
-	}()
-	tool := func(name string, args map[string]any) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		require.NoError(t, err)
-		return mcpText(t, res), res.IsError
-	}
+	tool := adiMCP(t, ctx, dir)
 	text, isErr := tool("live_attach", map[string]any{"address": "10.1.2.3:5678"})
 	assert.True(t, isErr)
 	assert.Equal(t, "live_attach 10.1.2.3:5678 is not a loopback address, and debugpy runs whatever code its client sends over an unencrypted connection; forward the port to 127.0.0.1 (ssh -L, docker -p 127.0.0.1:PORT:PORT), or pass allow_remote if you mean it (bad_input)", text)

@@ -824,18 +824,7 @@ func TestExecThenContinueFaces(t *testing.T) {
 
 	needPython(t)
 	ctx := testContext(t, 3*time.Minute)
-	cmd := exec.Command(adiBinary(t), "mcp")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ADI_STATE_DIR="+t.TempDir())
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adi-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err)
-	defer func() { assert.NoError(t, cs.Close()) }()
-	tool := func(name string, args map[string]any) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		require.NoError(t, err)
-		return mcpText(t, res), res.IsError
-	}
+	tool := adiMCP(t, ctx, dir)
 	text, isErr := tool("adi_open", map[string]any{"command": "python -m pytest test_cart.py -q -p no:cacheprovider"})
 	require.False(t, isErr, text)
 	text, isErr = tool("adi_exec", map[string]any{"frame": "cart.py:discount#1", "line": 20, "stmt": "rate = 0.1", "then_continue": true})
@@ -849,21 +838,7 @@ func TestLiveMCP(t *testing.T) {
 	needPython(t)
 	dir := liveCopy(t)
 	ctx := testContext(t, 3*time.Minute)
-	cmd := exec.Command(adiBinary(t), "mcp")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ADI_STATE_DIR="+t.TempDir())
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adi-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err)
-	defer func() {
-		assert.NoError(t, cs.Close())
-		assert.True(t, waitProcessGone(cmd.Process.Pid, 10*time.Second))
-	}()
-	tool := func(name string, args map[string]any) (string, bool) {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		require.NoError(t, err)
-		return mcpText(t, res), res.IsError
-	}
+	tool := adiMCP(t, ctx, dir)
 	text, isErr := tool("live_continue", nil)
 	assert.True(t, isErr)
 	assert.Equal(t, "no live session yet: call live_start with the command to debug first", text)
@@ -991,4 +966,26 @@ func TestLiveOutputOrder(t *testing.T) {
 	assert.Equal(t, "the program exited with status 0", ans.Why)
 	assert.Equal(t, "done\n", ans.Output.Stdout)
 	assert.Empty(t, ans.Output.Stderr)
+}
+
+// adiMCP starts `adi mcp` in dir with a fresh state directory, connects the Go SDK's client to it,
+// and returns a tool caller: each call returns the text and whether the tool reported an error.
+// The client closes, and the server process must end, when the test ends.
+func adiMCP(t *testing.T, ctx context.Context, dir string) func(name string, args map[string]any) (string, bool) {
+	t.Helper()
+	cmd := exec.Command(adiBinary(t), "mcp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "ADI_STATE_DIR="+t.TempDir())
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adi-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		assert.NoError(t, cs.Close())
+		assert.True(t, waitProcessGone(cmd.Process.Pid, 10*time.Second), "adi mcp outlived its client")
+	})
+	return func(name string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		require.NoError(t, err)
+		return mcpText(t, res), res.IsError
+	}
 }

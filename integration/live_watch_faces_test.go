@@ -3,13 +3,10 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -191,22 +188,14 @@ func TestLiveWatchMCP(t *testing.T) {
 	dir := liveCopy(t)
 	mark := newMark(t)
 	ctx := testContext(t, 3*time.Minute)
-	cmd := exec.Command(adiBinary(t), "mcp")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ADI_STATE_DIR="+t.TempDir())
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adi-test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err)
-	defer func() {
-		assert.NoError(t, cs.Close())
-		assert.True(t, waitProcessGone(cmd.Process.Pid, 10*time.Second))
+	t.Cleanup(func() {
 		assert.Empty(t, waitLiveProcsGone(mark, 10*time.Second), "processes of the live session outlived it")
-	}()
+	})
+	call := adiMCP(t, ctx, dir)
 	tool := func(name string, args map[string]any) string {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		require.NoError(t, err)
-		text := mcpText(t, res)
-		require.False(t, res.IsError, "%s: %s", name, text)
+		text, isErr := call(name, args)
+		require.False(t, isErr, "%s: %s", name, text)
 		return text
 	}
 

@@ -64,8 +64,8 @@ func TestMCPDemo(t *testing.T) {
 	sort.Strings(names)
 	assert.Equal(t, []string{"adi_break", "adi_call_tree", "adi_clear", "adi_close", "adi_continue", "adi_diff", "adi_exec",
 		"adi_flt", "adi_list", "adi_list_frames", "adi_open", "adi_prev", "adi_sessions", "adi_state", "adi_step_into",
-		"adi_step_out", "live_clear", "live_close", "live_continue", "live_interact", "live_restart", "live_set_breakpoint",
-		"live_stack", "live_start", "live_status", "live_where"}, names)
+		"adi_step_out", "live_attach", "live_caught", "live_clear", "live_close", "live_continue", "live_flt", "live_interact",
+		"live_restart", "live_set_breakpoint", "live_stack", "live_start", "live_status", "live_unwatch", "live_watch", "live_where"}, names)
 
 	callTool := func(name string, args map[string]any) string {
 		t.Helper()
