@@ -119,17 +119,7 @@ func (r *Run) attach(ctx context.Context, opts AttachOptions) (spoke bool, err e
 		}
 		return false, fmt.Errorf("attach to %s: the peer is %w (%s); is it `python -m debugpy --listen %s`?", opts.Addr, ErrNotDebugpy, why, opts.Addr)
 	}
-	call, err := c.toConfiguration(ctx, "attach", opts.Attach, func(ctx context.Context) error {
-		if opts.Exceptions != nil {
-			if err := c.SetExceptionBreakpoints(ctx, opts.Exceptions); err != nil {
-				return err
-			}
-		}
-		if opts.Configure != nil {
-			return opts.Configure(ctx, c)
-		}
-		return nil
-	})
+	call, err := c.toConfiguration(ctx, "attach", opts.Attach, c.configuration(opts.Exceptions, opts.Configure))
 	if err != nil {
 		return true, fmt.Errorf("attach to %s: %w", opts.Addr, err)
 	}

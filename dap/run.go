@@ -60,22 +60,28 @@ func StartRun(ctx, life context.Context, opts RunOptions) (*Run, error) {
 	return r, nil
 }
 
+// configuration is what a run does between debugpy's initialized event and configurationDone:
+// the exception filters (nil: none), then the caller's configure (may be nil).
+func (c *Client) configuration(exceptions []string, configure func(context.Context, *Client) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if exceptions != nil {
+			if err := c.SetExceptionBreakpoints(ctx, exceptions); err != nil {
+				return err
+			}
+		}
+		if configure != nil {
+			return configure(ctx, c)
+		}
+		return nil
+	}
+}
+
 func (r *Run) configure(ctx context.Context, opts RunOptions) error {
 	c := r.Client
 	if _, err := c.Initialize(ctx); err != nil {
 		return fmt.Errorf("initialize debugpy: %w", err)
 	}
-	call, err := c.toConfiguration(ctx, "launch", opts.Launch, func(ctx context.Context) error {
-		if opts.Exceptions != nil {
-			if err := c.SetExceptionBreakpoints(ctx, opts.Exceptions); err != nil {
-				return err
-			}
-		}
-		if opts.Configure != nil {
-			return opts.Configure(ctx, c)
-		}
-		return nil
-	})
+	call, err := c.toConfiguration(ctx, "launch", opts.Launch, c.configuration(opts.Exceptions, opts.Configure))
 	r.launch = call
 	return err
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/faces"
-	"github.com/adi-bridge/adi/probe"
 )
 
 // Attached sessions (live.attach): the program was started by its owner with
@@ -105,11 +104,7 @@ func attachDir(dir string) (string, error) {
 // code, output to adi, adi's helpers hidden from stacks), up to configurationDone (the first
 // continue sends it).
 func attachRun(ctx, life context.Context, addr string, out *outputs, log hclog.Logger) (*run, error) {
-	launcher, err := installLauncher()
-	if err != nil {
-		return nil, err
-	}
-	probeDir, err := probe.Install()
+	launcher, probeDir, err := installHelpers()
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/internal/cachedir"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // The launcher (adi_live_run.py) and the helper interact calls (adi_live.py), embedded and
@@ -29,6 +30,19 @@ func installLauncher() (string, error) {
 		return "", fmt.Errorf("install adi's live-mode launcher: %w", err)
 	}
 	return dir, nil
+}
+
+// installHelpers installs what a run of live mode needs in the cache: the launcher and the probe
+// (whose target, watch recorder and evaluator the launcher and interact use); it returns their
+// directories.
+func installHelpers() (launcher, probeDir string, err error) {
+	if launcher, err = installLauncher(); err != nil {
+		return "", "", err
+	}
+	if probeDir, err = probe.Install(); err != nil {
+		return "", "", err
+	}
+	return launcher, probeDir, nil
 }
 
 // launcherConfig is the launcher's one argument.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
-	"github.com/adi-bridge/adi/probe"
 )
 
 // Request timeouts. debugpy answers most requests in about a millisecond; these only bound a
@@ -77,11 +76,7 @@ func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string
 	if err := bridge.NeedDebugpy(ctx, prog, "live mode"); err != nil {
 		return nil, err
 	}
-	launcher, err := installLauncher()
-	if err != nil {
-		return nil, err
-	}
-	probeDir, err := probe.Install()
+	launcher, probeDir, err := installHelpers()
 	if err != nil {
 		return nil, err
 	}
