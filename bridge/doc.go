@@ -20,7 +20,8 @@
 //   - focus.go: the FLTs the first run records for the frames the first command names.
 //   - execute.go: exec, a statement run inside a past frame.
 //   - standby.go: the debug run kept ready for the next exec --then-continue.
-//   - external.go: External, a session whose first run an editor launches (adi dap).
+//   - external.go: External, a session whose first run an editor launches (adi dap);
+//     editorwatch.go: watches added to that run while it runs (its probe's control server).
 //   - manager.go: Manager, the sessions of one adi process (recorded and live: the one registry).
 //   - live.go: a live session's recording part (what its live part's watches catch in the
 //     running program) and the Live interface its live part (package live) implements.

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -41,6 +42,9 @@ type External struct {
 	stops    []int       // T indexes of the frames the editor stopped in, in order of first stop
 	finished bool
 	done     chan struct{}
+
+	control *probe.Control // the run's control server (editorwatch.go)
+	ctlDir  string         // the directory of its socket
 }
 
 // ExternalPurpose is the purpose reported in the events of an editor's run.
@@ -72,11 +76,16 @@ func newExternal(ctx context.Context, opts Options, cfg SessionConfig) (*Externa
 		return nil, err
 	}
 	prog := s.prog
-	probeDir, runDir, cfgPath, err := s.rn.prepare(RunRequest{})
+	ctlDir, ctlSocket, err := newControl()
 	if err != nil {
 		return nil, err
 	}
-	t := &adi.Trace{Root: prog.Root, Partial: true}
+	probeDir, runDir, cfgPath, err := s.rn.prepare(RunRequest{Control: ctlSocket})
+	if err != nil {
+		_ = os.RemoveAll(ctlDir)
+		return nil, err
+	}
+	t := &adi.Trace{Root: prog.Root, Partial: true, Live: true}
 	t.Index()
 	s.trace = t
 	s.base = &Run{Dir: runDir, Debug: true, ExitCode: -1, Rec: &probe.Recording{Trace: t, FLTs: map[int]*adi.FLT{}}}
@@ -86,6 +95,7 @@ func newExternal(ctx context.Context, opts Options, cfg SessionConfig) (*Externa
 	x := &External{
 		ConfigPath: cfgPath, Script: probe.Script(probeDir), ProbeDir: probeDir, RunDir: runDir,
 		s: s, start: time.Now(), done: make(chan struct{}),
+		control: probe.NewControl(ctlSocket), ctlDir: ctlDir,
 	}
 	sink := func(stream string, b []byte) {
 		s.emit(Event{Session: s.ID, Kind: "output", Stream: stream, Text: string(b)})
@@ -112,7 +122,8 @@ func (x *External) Output(stream string, text []byte) {
 	}
 }
 
-// Refresh reads what the probe has written so far into T. The probe writes in batches: ask it
+// Refresh reads what the probe has written so far into T, and the FLTs the run recorded (its
+// watches': editorwatch.go). The probe writes in batches: ask it
 // to flush first (adi_probe.editor.flush, while the debuggee is paused) to see every call. Only
 // what was written since the last refresh is decoded (a probe.Tail), so that refreshing at every
 // stop of a long debugging session is not quadratic. Frames
@@ -134,7 +145,8 @@ func (x *External) Refresh() error {
 	}
 	releaseSoon() // the garbage of decoding the recording
 
-	rec.Trace.Partial = true // the run is live: its tail is still to come
+	// the run is live: its tail is still to come, and an unfinished frame is one still running
+	rec.Trace.Partial, rec.Trace.Live = true, true
 	x.adoptRecording(rec, x.s.Base().ExitCode, nil)
 	return nil
 }
@@ -161,7 +173,9 @@ func (x *External) adoptRecording(rec *probe.Recording, exitCode int, run *Run) 
 		}
 		run = &Run{Dir: x.RunDir, Debug: true, ExitCode: exitCode}
 	}
-	s.takeRecording(rec, run, false)
+	// with the FLTs the run recorded itself (its editor's watches; so far for invocations still
+	// running): they answer without a re-run, and later reads replace them with what follows
+	s.takeRecording(rec, run, true)
 	s.saveState()
 }
 
@@ -208,6 +222,7 @@ func (x *External) Finish(exitCode int) error {
 	}
 	x.finished = true
 	defer close(x.done)
+	x.closeControl()
 	run := &Run{Dir: x.RunDir, Debug: true, ExitCode: exitCode, Elapsed: time.Since(x.start)}
 	run.Stdout, run.Stderr = x.stdout.bytes(), x.stderr.bytes()
 	tail := x.tail

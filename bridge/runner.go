@@ -53,6 +53,9 @@ type RunRequest struct {
 	// TraceTests records the FLT of every test function pytest or unittest calls (probe config
 	// "trace_tests"): the failing test is what an agent reads first.
 	TraceTests bool
+	// Control is the socket of the run's control server (an editor's run: watches added while it
+	// runs; probe config "control"), or "".
+	Control string
 	// Light is for re-runs: T's values are recorded only for the functions the request names
 	// (probe config "light"); the session's recording has the others.
 	Light bool
@@ -125,7 +128,7 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 		Version: 1, Out: dir, Target: p.Target, Root: p.Root, Include: nonNil(p.Include), Exclude: nonNil(p.Exclude),
 		ReprLimit: p.ReprLimit, Limits: p.Limits,
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
-		Light: req.Light, TraceTests: req.TraceTests,
+		Light: req.Light, TraceTests: req.TraceTests, Control: req.Control,
 	}
 	if req.TraceAll > 0 {
 		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll, MaxMS: EagerMS}

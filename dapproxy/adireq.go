@@ -54,7 +54,7 @@ func adiMethod(command string) (string, bool) {
 }
 
 // adiNames lists the adi/ requests, for error messages: each adi.* method in DAP's camelCase
-// (adi.execute as adi/exec), and adi/session.
+// (adi.execute as adi/exec), the running program's (watch.go), and adi/session.
 func adiNames() string {
 	var names []string
 	for _, m := range server.Methods() {
@@ -70,6 +70,9 @@ func adiNames() string {
 			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
 		}
 		names = append(names, "adi/"+strings.Join(parts, ""))
+	}
+	for name := range runRequests {
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	return strings.Join(append(names, "adi/session"), ", ")
@@ -154,6 +157,9 @@ func (l *link) adi(m *dap.Message) (any, error) {
 			return nil, l.notRecording()
 		}
 		return r.info(), nil
+	}
+	if body, ok, err := l.answerRun(m, r); ok { // the running program's watches (watch.go)
+		return body, err
 	}
 	if _, ok := adiMethod(m.Command); !ok || r == nil {
 		if !ok {

@@ -90,6 +90,6 @@ func TestADIRequestUnknown(t *testing.T) {
 	e, _, _, _ := r.connect()
 	resp := e.Response(e.Send("adi/nope", nil))
 	assert.False(t, resp.Success)
-	assert.Equal(t, `adi: unknown request "adi/nope"; use one of adi/break, adi/callTree, adi/clear, adi/continue, adi/diff, adi/exec, adi/flt, adi/list, adi/listFrames, adi/prev, adi/run, adi/state, adi/stepInto, adi/stepOut, adi/session`, resp.ErrMessage)
+	assert.Equal(t, `adi: unknown request "adi/nope"; use one of adi/break, adi/callTree, adi/caught, adi/clear, adi/continue, adi/diff, adi/exec, adi/flt, adi/list, adi/listFrames, adi/prev, adi/run, adi/state, adi/stepInto, adi/stepOut, adi/unwatch, adi/watch, adi/session`, resp.ErrMessage)
 	assert.Contains(t, string(resp.Raw), `"id":3102`)
 }

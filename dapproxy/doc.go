@@ -13,7 +13,8 @@
 //     while it runs; at each stop the proxy injects requests that ask the probe which invocation
 //     the thread is in (record.go), and when the run ends the FLTs of those frames are recorded
 //     with one re-run.
-//   - the adi/<command> requests, answered with bridge.Session.Do (adireq.go).
+//   - the adi/<command> requests, answered with bridge.Session.Do (adireq.go), and adi/watch,
+//     adi/unwatch, adi/caught, answered by the running program's probe (watch.go).
 //   - robustness: bounded reads of the editor (dap's framer with the editor's limits), error
 //     responses for requests the adapter can no longer answer, terminated when debugpy dies, and
 //     teardown of both sides and every process together.
@@ -37,6 +38,8 @@
 //     link's hooks into it (responded, finishAsync, ownRecording).
 //   - adireq.go: adi/<command> requests: the answer on a link (answerADI) and the method table
 //     they call.
+//   - watch.go: adi/watch, adi/unwatch, adi/caught: the running program's watches
+//     (bridge.External's control server client).
 //   - backend.go: a backend, the adapter a link is forwarded to (started, or dialled).
 //   - side.go: one peer of a link: sequence numbers and pending requests.
 //   - gate.go: the gate that holds resuming requests (and adi/ requests) at a stop.

@@ -135,6 +135,11 @@ func (r *recorder) flushForQuery(ctx context.Context) {
 			r.log.Debug("the probe did not flush", "error", err)
 		}
 		cancel()
+	} else if !paused {
+		// running: its control server writes what it recorded so far (its watches' FLTs)
+		ctx, cancel := context.WithTimeout(ctx, inspectLimit)
+		r.x.FlushRunning(ctx)
+		cancel()
 	}
 	if err := r.x.Refresh(); err != nil {
 		r.log.Warn("cannot refresh the recording", "error", err)

@@ -761,7 +761,8 @@ func TestExternalSession(t *testing.T) {
 	assert.Equal(t, calls.Size()-int64(len("adi-calls 1\n")), x.Decoded(), "a refresh decodes only what is new: here nothing")
 	full, err := probe.Read(x.RunDir)
 	require.NoError(t, err)
-	full.Trace.Root, full.Trace.Partial = s.Trace().Root, true
+	// (a refreshed T is the running program's: partial and live, its unfinished frames running)
+	full.Trace.Root, full.Trace.Partial, full.Trace.Live = s.Trace().Root, true, true
 	assert.Equal(t, full.Trace, s.Trace(), "the refreshed T is the one a full read gives")
 	j, err := s.Trace().Lookup(adi.FID{Func: "app:add", Index: 2})
 	require.NoError(t, err)

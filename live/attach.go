@@ -18,6 +18,7 @@ import (
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // Attached sessions (live.attach): the program was started by its owner with
@@ -287,9 +288,9 @@ func (s *Session) installRecorder(ctx context.Context) error {
 		return adi.BadInputf("the attached program has no thread paused in code of its own, so adi cannot start its watch recorder there; "+
 			"set a breakpoint where the program works, let it stop there (%s), then watch", cmdMark(CmdContinue))
 	}
-	r.probe = &probeConn{path: w.Socket}
+	r.probe = probe.NewControl(w.Socket)
 	if old := s.probe.Swap(r.probe); old != nil {
-		old.close()
+		old.Close()
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // Request timeouts. debugpy answers most requests in about a millisecond; these only bound a
@@ -58,7 +59,7 @@ type run struct {
 	waiters map[string]chan struct{} // sync marker value → closed when it came back
 
 	// probe talks to the run's watch recorder (watch.go).
-	probe *probeConn
+	probe *probe.Control
 
 	log hclog.Logger
 
@@ -87,7 +88,7 @@ func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string
 	r := &run{n: n, dump: filepath.Join(dir, fmt.Sprintf("stack-%d.txt", n)),
 		finished: make(chan struct{}), token: token, exitCode: -1, waiters: map[string]chan struct{}{}, log: log,
 		scanners: [2]*markerScanner{newMarkerScanner(token), newMarkerScanner(token)},
-		probe:    &probeConn{path: w.Socket}}
+		probe:    probe.NewControl(w.Socket)}
 	args, err := launchArgs(prog, launcher, probeDir, r.dump, token, w)
 	if err != nil {
 		return nil, err
@@ -271,7 +272,7 @@ func (r *run) closeWhenEnded() {
 
 // close ends every process of the run and removes its faulthandler file.
 func (r *run) close() {
-	r.probe.close()
+	r.probe.Close()
 	r.dr.Close()
 	_ = os.Remove(r.dump)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // DefaultTimeout is the watchdog's limit when Options.Timeout is zero: a continue or an interact
@@ -99,7 +100,7 @@ type Session struct {
 	// its watch recorder, read without mu by Sync.
 	watches []*watch
 	nwatch  atomic.Int32 // len(watches), for follow
-	probe   atomic.Pointer[probeConn]
+	probe   atomic.Pointer[probe.Control]
 
 	shown    atomic.Value // the state, for listings that do not wait for a command
 	runCount atomic.Int32 // s.runs, for listings
@@ -167,7 +168,7 @@ func (s *Session) launch(ctx context.Context) error {
 		return err
 	}
 	if old := s.probe.Swap(r.probe); old != nil {
-		old.close()
+		old.Close()
 	}
 	s.run = r
 	s.runCount.Store(int32(s.runs))

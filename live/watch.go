@@ -1,16 +1,13 @@
 package live
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/adi-bridge/adi/adi"
@@ -23,10 +20,6 @@ import (
 // pausing it; what it catches is the session's recording (bridge.Session: T and the FLTs), so
 // every ADI command answers about it. The bridge talks to the recorder over a unix socket (one
 // JSON object per line); watches set before the program starts are in a file the launcher reads.
-
-// probeTimeout bounds one exchange with the watch recorder (it answers in microseconds; this only
-// bounds a program that stopped answering).
-const probeTimeout = 5 * time.Second
 
 // watch is one watched function: it outlives runs, like a breakpoint.
 type watch struct {
@@ -106,80 +99,6 @@ func (s *Session) writeWatches(w watchLaunch) error {
 	return nil
 }
 
-// probeConn is the connection to the watch recorder of one run. Exchanges are serialised.
-type probeConn struct {
-	path string
-	mu   sync.Mutex
-	conn net.Conn
-	rd   *bufio.Reader
-	seq  int
-}
-
-// call sends one request and decodes the answer's result into out. A connection that fails is
-// dropped; the next call dials again.
-func (p *probeConn) call(ctx context.Context, op string, params map[string]any, out any) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conn == nil {
-		d := net.Dialer{Timeout: probeTimeout}
-		c, err := d.DialContext(ctx, "unix", p.path)
-		if err != nil {
-			return fmt.Errorf("the program's watch recorder does not answer (%w)", err)
-		}
-		p.conn, p.rd = c, bufio.NewReader(c)
-	}
-	p.seq++
-	req := map[string]any{"id": p.seq, "op": op}
-	for k, v := range params {
-		req[k] = v
-	}
-	b, _ := json.Marshal(req)
-	deadline := time.Now().Add(probeTimeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	_ = p.conn.SetDeadline(deadline)
-	fail := func(err error) error {
-		_ = p.conn.Close()
-		p.conn = nil
-		return fmt.Errorf("the program's watch recorder did not answer %s (%w)", op, err)
-	}
-	if _, err := p.conn.Write(append(b, '\n')); err != nil {
-		return fail(err)
-	}
-	line, err := p.rd.ReadBytes('\n')
-	if err != nil {
-		return fail(err)
-	}
-	var ans struct {
-		ID     int             `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  string          `json:"error"`
-	}
-	if err := json.Unmarshal(line, &ans); err != nil {
-		return fail(fmt.Errorf("bad answer %q: %w", line, err))
-	}
-	if ans.Error != "" {
-		return adi.BadInputf("%s", ans.Error)
-	}
-	if out != nil {
-		return json.Unmarshal(ans.Result, out)
-	}
-	return nil
-}
-
-func (p *probeConn) close() {
-	if p == nil { // a run with no watch recorder (attached to a program adi did not start)
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conn != nil {
-		_ = p.conn.Close()
-		p.conn = nil
-	}
-}
-
 // recorderUp reports whether the current run's program is running with its recorder listening
 // (it started: the launcher runs before the program's first line).
 func (s *Session) recorderUp() bool {
@@ -200,7 +119,7 @@ func (s *Session) addWatch(ctx context.Context, w *watch) ([]string, error) {
 		Watch   int      `json:"watch"`
 		Matches []string `json:"matches"`
 	}
-	if err := s.run.probe.call(ctx, "add", params, &res); err != nil {
+	if err := s.run.probe.Call(ctx, "add", params, &res); err != nil {
 		return nil, err
 	}
 	w.id = res.Watch
@@ -280,7 +199,7 @@ func (s *Session) unwatchCmd(ctx context.Context, c Cmd) (result, error) {
 		s.syncWatches(ctx)
 		for _, w := range gone {
 			if w.id >= 0 {
-				if err := s.run.probe.call(ctx, "remove", map[string]any{"watch": w.id}, nil); err != nil {
+				if err := s.run.probe.Call(ctx, "remove", map[string]any{"watch": w.id}, nil); err != nil {
 					return result{}, err
 				}
 			}
@@ -391,7 +310,7 @@ func (s *Session) syncWatches(ctx context.Context) {
 			Errors []string `json:"cond_errors"`
 		} `json:"watches"`
 	}
-	if err := s.run.probe.call(ctx, "list", nil, &res); err != nil {
+	if err := s.run.probe.Call(ctx, "list", nil, &res); err != nil {
 		return
 	}
 	for _, w := range s.watches {
@@ -466,7 +385,7 @@ func (s *Session) Sync(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	_ = p.call(ctx, "flush", nil, nil)
+	_ = p.Call(ctx, "flush", nil, nil)
 }
 
 // FLTResult is live flt's result: the FLT (as the ADI face renders it) of a caught invocation or

@@ -23,6 +23,9 @@ type Config struct {
 	// Light records no argument, return or yield values in T except for the functions the
 	// run's trace, conditions, expect and stops name (a re-run: the recording has them).
 	Light bool `json:"light,omitempty"`
+	// Control is the unix socket on which an editor's run serves the control protocol, to add
+	// watches while it runs (PROTOCOL.md, "Watching in an editor's run"; "": none).
+	Control string `json:"control,omitempty"`
 }
 
 // Target is what the probe runs, the way python would.

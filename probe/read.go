@@ -39,6 +39,23 @@ type Result struct {
 	// result) or StoppedTimeout (the bridge asked it to stop at the run's time limit; what ran
 	// until then is recorded). Empty when the target ran to its end.
 	Stopped string `json:"stopped,omitempty"`
+	// Watches are the watches an editor added while the run ran (its control server's list).
+	Watches []RunWatch `json:"watches,omitempty"`
+}
+
+// RunWatch is one watch added to an editor's run while it ran (PROTOCOL.md, "Watching in an
+// editor's run"), as its control server's list op and result.json give it.
+type RunWatch struct {
+	ID   int    `json:"watch"`
+	Func string `json:"func"`
+	Cond string `json:"cond,omitempty"`
+	Max  int    `json:"max,omitempty"`
+	// Caught counts the invocations it caught; FIDs are theirs (func#n, fids of T), oldest first.
+	Caught     int      `json:"caught"`
+	FIDs       []string `json:"fids"`
+	Active     bool     `json:"active"`
+	Removed    bool     `json:"removed"`
+	CondErrors []string `json:"cond_errors,omitempty"`
 }
 
 // StoppedTimeout is Result.Stopped for a run stopped at its wall-clock time limit.

@@ -18,7 +18,7 @@ DEFAULT_LIMITS = {"max_calls": 2000000, "max_steps": 200000, "max_bytes": 536870
 class Selector:
     """A `trace` entry: which invocations of `func` get an FLT."""
 
-    __slots__ = ("func", "index", "cond", "at", "max", "code", "taken")
+    __slots__ = ("func", "index", "cond", "at", "max", "code", "taken", "live", "errors")
 
     def __init__(self, func, index=None, cond=None, at="entry", max_=None):
         self.func = func
@@ -28,6 +28,8 @@ class Selector:
         self.max = max_
         self.code = None  # compiled cond
         self.taken = 0    # invocations traced (entry) or kept (exit) so far
+        self.live = None  # the recorder.LiveWatch an editor added it for (editwatch.py), or None
+        self.errors = None  # a list for the first 5 exceptions of its cond (a LiveWatch's), or None
 
 
 class Condition:
@@ -100,6 +102,9 @@ class Config:
         # scoped recording (watch.py): only the caught invocations of watched functions and
         # what they call are recorded, each with its FLT
         self.scope = bool(data.get("scope", False))
+        # an editor's run (editwatch.py): the unix socket of the control server that adds
+        # watches to the running recording ("" or absent: none)
+        self.control = _str(data, "control", default="") or None
         self.seed = data.get("seed")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
             raise ConfigError("'seed' must be an integer or null")

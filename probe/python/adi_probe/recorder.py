@@ -53,6 +53,7 @@ from functools import partial
 
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
+from .scope import compile_cond, fits
 from .stepper import CodeFacts, Stepper, exc_message, exc_type_name, spend
 from .values import ADDR_LOW, fp_text
 
@@ -198,9 +199,10 @@ def _line_table(code):
 class Watch:
     """The selectors, conditions and expectations that name one func."""
 
-    __slots__ = ("sel_entry", "sel_exit", "cond_entry", "cond_exit", "cond_line", "expects", "stops")
+    __slots__ = ("sel_entry", "sel_exit", "cond_entry", "cond_exit", "cond_line", "expects", "stops", "live")
 
     def __init__(self):
+        self.live = False  # a LiveWatch's selector is (or was) in sel_entry: flush when its FLT ends
         self.sel_entry = []
         self.sel_exit = []
         self.cond_entry = []
@@ -208,6 +210,35 @@ class Watch:
         self.cond_line = []  # conditions checked when a statement starts (at "line")
         self.expects = {}
         self.stops = set()  # invocation indexes n that a `stops` entry names
+
+
+class LiveWatch:
+    """A watch added while the run runs (Recorder.add_watch; editwatch.py): an entry selector
+    (``sel``, cond at entry, max) put in the Watch of every func its pattern fits, now and in
+    code objects classified later, and the fids of the invocations it caught."""
+
+    __slots__ = ("id", "func", "cond", "max", "sel", "fids", "removed")
+
+    def __init__(self, id_, func, cond, code, max_):
+        from .config import Selector
+        self.id = id_
+        self.func = func
+        self.cond = cond
+        self.max = max_
+        self.sel = Selector(func, cond=cond or "True", max_=max_)
+        self.sel.code = code if code is not None else compile("True", "<adi watch condition>", "eval")
+        self.sel.live = self
+        self.sel.errors = []
+        self.fids = []  # "func#n" of each caught invocation, in order
+        self.removed = False
+
+    def active(self):
+        return not self.removed and (self.max is None or self.sel.taken < self.max)
+
+    def describe(self):
+        return {"watch": self.id, "func": self.func, "cond": self.cond, "max": self.max,
+                "caught": self.sel.taken, "fids": list(self.fids), "active": self.active(),
+                "removed": self.removed, "cond_errors": list(self.sel.errors)}
 
 
 class ThreadState:
@@ -270,6 +301,9 @@ class Recorder:
         self._counters = {}
         self._lock = threading.RLock()
         self._watches = {}
+        self.live_watches = {}  # id -> LiveWatch (add_watch), in order of addition
+        self._live_list = ()  # the LiveWatches not removed (classify fits each new func to them)
+        self._next_live = itertools.count(1)
         # scoped recording (config "scope", watch.py): the watch.Scope deciding which
         # invocations start a recorded tree; only those and what they call are recorded
         self.scope = None
@@ -326,6 +360,9 @@ class Recorder:
             # zip takes the next idx and the next n in one C call, so no other thread can take
             # an idx in between: n follows idx order within a func without a lock
             ids = zip(self._next_idx, counter).__next__
+            for lw in self._live_list:  # watches added while the run runs (add_watch)
+                if fits(lw.func, func):
+                    self._arm(func, lw)
             info = CodeInfo(next(self._next_cid), func, ids, code, self._watches.get(func),
                             self.values.render if self.cfg.render_calls else self.values.summary,
                             self.cfg.render_calls, code.co_name == "<module>" and code is not self.main_code)
@@ -343,6 +380,64 @@ class Recorder:
             self.out.calls.append(("code", info.cid, func, path, code.co_firstlineno, info.argkeys, info.kind))
             self.codes[key] = info
             return info
+
+    # -- watches added while the run runs (editwatch.py) ------------------------------------------
+
+    def add_watch(self, func, cond=None, max_=None):
+        """Record the FLT of every following invocation of the functions `func` names (as
+        scope.fits reads it) whose `cond` holds at entry, at most `max_` of them; returns the
+        LiveWatch. Safe from any thread: the CodeInfos of those functions get the watch's
+        selector and leave their fast path (``plain``, ``state0``); an invocation running
+        already is not caught. ValueError for a bad func, cond or max."""
+        if not isinstance(func, str) or not func.strip():
+            raise ValueError("func must be a non-empty string")
+        func = func.strip()
+        if cond is not None and not isinstance(cond, str):
+            raise ValueError("cond must be a string")
+        if max_ is not None and (isinstance(max_, bool) or not isinstance(max_, int) or max_ < 1):
+            raise ValueError("max must be a positive integer")
+        code = compile_cond(cond)
+        with self._lock:
+            lw = LiveWatch(next(self._next_live), func, cond or None, code, max_)
+            self.live_watches[lw.id] = lw
+            self._live_list = self._live_list + (lw,)
+            armed = set()
+            for info in list(self.codes.values()):
+                if info and fits(func, info.func):
+                    if info.func not in armed:
+                        armed.add(info.func)
+                        self._arm(info.func, lw)
+                    w = self._watches[info.func]
+                    info.watch = w  # (before the state: a SLOW entry finds its Watch)
+                    info.plain = False
+                    info.state0 = SLOW
+        return lw
+
+    def _arm(self, func, lw):
+        """(under the lock) Put lw's selector in func's Watch (a new list: hooks may be iterating
+        the old one in another thread)."""
+        w = self._watch(func)
+        if lw.sel not in w.sel_entry:
+            w.sel_entry = w.sel_entry + [lw.sel]
+        w.live = True
+
+    def remove_watch(self, wid=None):
+        """Remove LiveWatch `wid` (None: all); returns the removed ids. What it caught stays
+        (``live_watches`` lists it on, ``removed``); its functions keep the slow entry path (they have a Watch) until the run ends."""
+        with self._lock:
+            ids = [i for i, lw in self.live_watches.items() if not lw.removed and (wid is None or i == wid)]
+            gone = set()
+            for i in ids:
+                lw = self.live_watches[i]  # (listed on, with what it caught)
+                lw.removed = True
+                lw.sel.max = 0  # (a hook holding the old list takes no more)
+                gone.add(id(lw.sel))
+            if gone:
+                self._live_list = tuple(lw for lw in self._live_list if not lw.removed)
+                for w in self._watches.values():
+                    if any(id(s) in gone for s in w.sel_entry):
+                        w.sel_entry = [s for s in w.sel_entry if id(s) not in gone]
+        return ids
 
     def _forget_code(self, key, ref):
         self.codes.pop(key, None)
@@ -1000,9 +1095,11 @@ class Recorder:
                 if sel.index == n:
                     traced = True
             elif sel.max is None or sel.taken < sel.max:
-                if self._test(sel.code, frame, None):
+                if self._test(sel.code, frame, None, sel.errors):
                     sel.taken += 1
                     traced = True
+                    if sel.live is not None:  # an editor's watch (add_watch) caught it
+                        sel.live.fids.append("%s#%d" % (info.func, n))
         if not traced:
             for sel in w.sel_exit:
                 if sel.max is None or sel.taken < sel.max:
@@ -1088,6 +1185,8 @@ class Recorder:
             self._evaluate(cond, frame, n, extra)
         st = e[E_STEP]
         if st is None or not st.buffered:
+            if w.live and st is not None:
+                self.flush()  # an editor's watch: its FLT is readable as soon as it ends
             return
         keep = False
         for sel in w.sel_exit:
@@ -1122,10 +1221,12 @@ class Recorder:
             loc.update(extra)
         return loc
 
-    def _test(self, code, frame, extra):
+    def _test(self, code, frame, extra, errors=None):
         try:
             return bool(eval(code, frame.f_globals, self._locals(frame, extra)))
-        except Exception:
+        except Exception as exc:
+            if errors is not None and len(errors) < 5:
+                errors.append("%s: %s" % (exc_type_name(type(exc)), exc_message(exc, 200)))
             return False
 
     def _evaluate(self, cond, frame, n, extra):

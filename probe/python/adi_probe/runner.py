@@ -58,6 +58,7 @@ class Run:
         self.error = None
         self.started = None
         self.finished = False
+        self.control = None  # the control server of an editor's run (editwatch.RunControl)
         self.stopped = None  # why the run ended early: "exec" (execute.arm) or "timeout" (stop.py)
         self._lock = threading.Lock()
 
@@ -85,6 +86,14 @@ class Run:
         self.rec.guard = RecursionGuard(self.rec)
         self.started = time.perf_counter()
         self.engine.start()
+        if self.cfg.control:  # an editor's run: watches added while it runs (editwatch.py)
+            try:
+                from .editwatch import RunControl
+                control = RunControl(self, self.cfg.control)
+                control.start()
+                self.control = control
+            except Exception as exc:
+                sys.stderr.write("adi: watch: cannot serve %s: %s\n" % (self.cfg.control, exc))
         code = self._run(runnable)
         return code
 
@@ -100,6 +109,8 @@ class Run:
         """In a forked child: stop recording and never touch the parent's files."""
         self.finished = True
         self.out.closed = True
+        if self.control is not None:
+            self.control.close()
         if self.engine is not None:
             try:
                 self.engine.stop()
@@ -123,6 +134,8 @@ class Run:
         if stopped is not None:
             self.stopped = stopped
             self.exit = {"kind": "stopped", "code": STOP_EXIT, "exception": None}
+        if self.control is not None:
+            self.control.close()
         if self.engine is not None:
             try:
                 self.engine.stop()
@@ -157,6 +170,8 @@ class Run:
             result["stopped"] = self.stopped
         if rec.internal_errors:
             result["internal_errors"] = rec.internal_errors
+        if rec.live_watches:  # an editor's watches (editwatch.py), as `list` gives them
+            result["watches"] = [lw.describe() for lw in list(rec.live_watches.values())]
         self.out.write_result(result)
         rec.release()
         return True

@@ -85,7 +85,88 @@ def session():
     return _session
 
 
-class Session:
+class Control:
+    """The control protocol (PROTOCOL.md, "Watching in a live process"), one implementation for
+    the live watch recorder (Session) and an editor's recording run (editwatch.RunControl).
+    A subclass has ``rec`` (its Recorder), ``out``, ``engine``, ``server`` (the listening
+    socket), ``closed``, and answers ``add(func, cond, max_)`` (a result dict),
+    ``remove(wid)`` (removed ids) and ``watch_list()`` (the watches' descriptions)."""
+
+    def handle(self, line):
+        """One request line -> one answer dict."""
+        try:
+            req = json.loads(line)
+        except ValueError as exc:
+            return {"id": None, "error": "bad request: %s" % _one_line(exc)}
+        if not isinstance(req, dict):
+            return {"id": None, "error": "bad request: not a JSON object"}
+        rid = req.get("id")
+        op = req.get("op")
+        try:
+            if op == "add":
+                return {"id": rid, "result": self.add(req.get("func"), req.get("cond"), req.get("max"))}
+            if op == "remove":
+                return {"id": rid, "result": {"removed": self.remove(req.get("watch"))}}
+            if op == "list":
+                self.rec.flush()
+                return {"id": rid, "result": {"watches": self.watch_list(), "bytes": self.out.bytes}}
+            if op == "flush":
+                self.rec.flush()
+                return {"id": rid, "result": {"bytes": self.out.bytes}}
+            if op == "ping":
+                return {"id": rid, "result": {"pid": os.getpid(), "python": platform.python_version(),
+                                              "engine": self.engine.name if self.engine is not None else None}}
+            return {"id": rid, "error": "unknown op %r (add, remove, list, flush, ping)" % (op,)}
+        except Exception as exc:
+            return {"id": rid, "error": _one_line(exc)}
+
+
+def start_server(control):
+    """Start the thread serving `control` (its socket bound already): as pydevd starts its own
+    when pydevd runs the process (never traced, listed or suspended by the debugger), else a
+    daemon thread. Returns the thread."""
+    py_db = debugger.pydevd_debugger()
+    if py_db is not None:
+        from _pydevd_bundle.pydevd_daemon_thread import run_as_pydevd_daemon_thread
+        return run_as_pydevd_daemon_thread(py_db, _serve, control)
+    thread = threading.Thread(target=_serve, args=(control,), name="adi-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def matches(rec, users, pattern):
+    """The names (`module:qualname`) of the user functions loaded so far that `pattern` names:
+    code objects the recorder has seen, and functions in loaded user modules' namespaces
+    (classes' methods included). Looking runs none of the program's code."""
+    names = set()
+    for info in list(rec.codes.values()):
+        if info and fits(pattern, info.func):
+            names.add(info.func)
+    last = pattern.rpartition(":")[2].rpartition(".")[2]
+    for mod in list(sys.modules.values()):
+        if type(mod) is not types.ModuleType:
+            continue
+        d = mod.__dict__
+        f = d.get("__file__")
+        if type(f) is not str or users.user_file(f) is None:
+            continue
+        for fn in _functions(d, set()):
+            code = fn.__code__
+            if code.co_name != last and last not in ("fget", "fset", "fdel"):
+                continue
+            if not users.is_user(code):
+                continue
+            try:
+                path = users.user_file(code.co_filename)
+                name = users.module_name(path, fn.__globals__) + ":" + usercode.qualname(code)
+            except Exception:
+                continue
+            if fits(pattern, name):
+                names.add(name)
+    return sorted(names)
+
+
+class Session(Control):
     """The scoped recording of one live process, its engine and its control server."""
 
     def __init__(self, cfg):
@@ -134,13 +215,7 @@ class Session:
             self.scope.set_idle_callback(self.engine.set_idle)
         atexit.register(self.close)
         os.register_at_fork(after_in_child=self._forked)
-        py_db = debugger.pydevd_debugger()
-        if py_db is not None:
-            from _pydevd_bundle.pydevd_daemon_thread import run_as_pydevd_daemon_thread
-            self.thread = run_as_pydevd_daemon_thread(py_db, _serve, self)
-        else:
-            self.thread = threading.Thread(target=_serve, args=(self,), name="adi-watch", daemon=True)
-            self.thread.start()
+        self.thread = start_server(self)
 
     def install_thread(self):
         """Install the hooks in the current thread (an attach bootstrap's other threads)."""
@@ -195,68 +270,20 @@ class Session:
         except OSError:
             pass
 
-    # -- the control protocol --------------------------------------------------------------------
+    # -- the control protocol (Control) ------------------------------------------------------
 
-    def handle(self, line):
-        """One request line -> one answer dict."""
-        try:
-            req = json.loads(line)
-        except ValueError as exc:
-            return {"id": None, "error": "bad request: %s" % _one_line(exc)}
-        if not isinstance(req, dict):
-            return {"id": None, "error": "bad request: not a JSON object"}
-        rid = req.get("id")
-        op = req.get("op")
-        try:
-            if op == "add":
-                w = self.scope.add(req.get("func"), req.get("cond"), req.get("max"))
-                return {"id": rid, "result": {"watch": w.id, "matches": self.matches(w.func)}}
-            if op == "remove":
-                return {"id": rid, "result": {"removed": self.scope.remove(req.get("watch"))}}
-            if op == "list":
-                self.rec.flush()
-                return {"id": rid, "result": {"watches": [w.describe() for w in list(self.scope.watches.values())],
-                                              "bytes": self.out.bytes}}
-            if op == "flush":
-                self.rec.flush()
-                return {"id": rid, "result": {"bytes": self.out.bytes}}
-            if op == "ping":
-                return {"id": rid, "result": {"pid": os.getpid(), "python": platform.python_version(),
-                                              "engine": self.engine.name}}
-            return {"id": rid, "error": "unknown op %r (add, remove, list, flush, ping)" % (op,)}
-        except Exception as exc:
-            return {"id": rid, "error": _one_line(exc)}
+    def add(self, func, cond, max_):
+        w = self.scope.add(func, cond, max_)
+        return {"watch": w.id, "matches": matches(self.rec, self.users, w.func)}
+
+    def remove(self, wid):
+        return self.scope.remove(wid)
+
+    def watch_list(self):
+        return [w.describe() for w in list(self.scope.watches.values())]
 
     def matches(self, pattern):
-        """The names (`module:qualname`) of the user functions loaded so far that `pattern` names:
-        code objects the recorder has seen, and functions in loaded user modules' namespaces
-        (classes' methods included). Looking runs none of the program's code."""
-        names = set()
-        for info in list(self.rec.codes.values()):
-            if info and fits(pattern, info.func):
-                names.add(info.func)
-        last = pattern.rpartition(":")[2].rpartition(".")[2]
-        for mod in list(sys.modules.values()):
-            if type(mod) is not types.ModuleType:
-                continue
-            d = mod.__dict__
-            f = d.get("__file__")
-            if type(f) is not str or self.users.user_file(f) is None:
-                continue
-            for fn in _functions(d, set()):
-                code = fn.__code__
-                if code.co_name != last and last not in ("fget", "fset", "fdel"):
-                    continue
-                if not self.users.is_user(code):
-                    continue
-                try:
-                    path = self.users.user_file(code.co_filename)
-                    name = self.users.module_name(path, fn.__globals__) + ":" + usercode.qualname(code)
-                except Exception:
-                    continue
-                if fits(pattern, name):
-                    names.add(name)
-        return sorted(names)
+        return matches(self.rec, self.users, pattern)
 
 
 def _functions(ns, seen, depth=0):
