@@ -177,20 +177,18 @@ describe(`VS Code debug sessions through ${MODE}`, () => {
     assert.equal(flt.body.text, [
       'Frame: app:add#2   (caller app:main#1, line 12)',
       'Args: a = 1, b = 2',
-      'Note: the recording is partial: the run ended before the probe finished, so calls near its end may be missing or unfinished.',
       '',
       '   5 | total = a + b',
       '     |   + total = 3',
       '   6 | return total',
       '',
-      'Unfinished: the run ended while this invocation was still active or suspended.',
+      'Running: this invocation had not returned when its FLT was read; the program runs on.',
       '',
     ].join('\n'));
 
     const tree = await c.request(c.dc.customRequest('adi/callTree', { frame: 'main#1' }), 'adi/callTree');
     assert.equal(tree.body.text, [
       'Call tree of app:main#1 (depth 3, width 10):',
-      'Note: the recording is partial: the run ended before the probe finished, so calls near its end may be missing or unfinished.',
       'app:main#1() → (unfinished)',
       '  app:add#1(a=0, b=1) → 1',
       '  app:add#2(a=1, b=2) → (unfinished)',

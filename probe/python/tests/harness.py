@@ -234,3 +234,25 @@ class Recording:
 
     def end(self, fid):
         return self.flts[self.get(fid).idx]["end"]
+
+
+def connect_control(path, proc, wait=30):
+    """A client of a probe's control socket at `path` (watch.py), as a file of lines, once the
+    server listens; raises if it does not within `wait` seconds or `proc` ended first."""
+    import socket
+    import time
+    deadline = time.monotonic() + wait
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(wait)
+        try:
+            s.connect(path)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            s.close()
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise
+            time.sleep(0.01)
+    f = s.makefile("rwb")
+    s.close()  # (the file keeps the connection)
+    return f

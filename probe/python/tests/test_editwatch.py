@@ -6,11 +6,9 @@ as they end."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
 from . import harness
@@ -47,21 +45,7 @@ class EditorRun:
         self.next_id = 0
 
     def _connect(self):
-        deadline = time.monotonic() + 30
-        while True:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(30)
-            try:
-                s.connect(self.sock_path)
-                break
-            except (FileNotFoundError, ConnectionRefusedError):
-                s.close()
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise
-                time.sleep(0.01)
-        f = s.makefile("rwb")
-        s.close()
-        return f
+        return harness.connect_control(self.sock_path, self.proc)
 
     def work(self, x):
         self.stdin.write(b"%d\n" % x)

@@ -7,7 +7,6 @@ socket and reads calls.bin/flt.bin."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -75,21 +74,7 @@ class App:
 
     def connect(self):
         """A client of the control socket (waiting for the server to listen)."""
-        deadline = time.monotonic() + 30
-        while True:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.settimeout(30)
-            try:
-                s.connect(self.sock_path)
-                break
-            except (FileNotFoundError, ConnectionRefusedError):
-                s.close()
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise
-                time.sleep(0.01)
-        f = s.makefile("rwb")
-        s.close()  # (the file keeps the connection)
-        return f
+        return harness.connect_control(self.sock_path, self.proc)
 
     def raw(self, text, conn=None):
         conn = conn or self.conn
