@@ -53,6 +53,7 @@ def child(mode, n, rounds):
         engine = ans["engine"] if watches is not None else "-"
         print(json.dumps({"ms": best * 1000, "engine": engine}))
         sys.stdout.flush()
+        shutil.rmtree(tmp, ignore_errors=True)  # (os._exit skips finally)
         os._exit(0)  # (skip the atexit write of what was recorded)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
