@@ -176,7 +176,8 @@ class Session(Control):
             if not isinstance(cfg.get(key), str) or not cfg.get(key):
                 raise ValueError("the watch config needs %r (a path)" % key)
         limits = {"max_steps": cfg.get("max_steps", config_mod.DEFAULT_LIMITS["max_steps"]),
-                  "max_calls": cfg.get("max_calls", 1 << 62), "max_bytes": cfg.get("max_bytes", 1 << 62)}
+                  "max_calls": cfg.get("max_calls", config_mod.DEFAULT_LIMITS["max_calls"]),
+                  "max_bytes": cfg.get("max_bytes", config_mod.DEFAULT_LIMITS["max_bytes"])}
         data = {"version": 1, "out": cfg["out"], "target": {"mode": "code", "code": ""},
                 "root": cfg.get("root") or os.getcwd(), "include": cfg.get("include") or [],
                 "exclude": cfg.get("exclude") or [], "repr_limit": cfg.get("repr_limit", 200),
