@@ -105,12 +105,26 @@ def qualname(code):
     (``co_firstlineno`` is the first decorator's line).
     """
     if _HAS_QUALNAME:
-        return code.co_qualname + source.accessor_suffix(
+        qual = code.co_qualname
+        if "." not in qual or not _may_be_decorated(code):
+            return qual  # (no source to read: a whole file through linecache per module costs)
+        return qual + source.accessor_suffix(
             linecache.getline(code.co_filename, code.co_firstlineno), code.co_name)
     scope = source.scope_of(code)
     if scope is not None:
         return scope.qualname
     return code.co_name
+
+
+def _may_be_decorated(code):
+    """Whether a decorator line can precede the ``def`` of `code`: its body starts two or more
+    lines below ``co_firstlineno`` (the first decorator's line when there is one). A docstring or
+    a signature on several lines also leaves such a gap; an undecorated one-line ``def`` never."""
+    first = code.co_firstlineno
+    for _, _, line in code.co_lines():
+        if line is not None and line != first:
+            return line >= first + 2
+    return False
 
 
 def argnames(code):
