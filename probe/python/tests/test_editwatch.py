@@ -139,7 +139,8 @@ class EditorWatchTest(unittest.TestCase):
         """A watch added before its function's code was ever run: it is armed when first seen."""
         run = EditorRun()
         try:
-            self.assertEqual(run.ctl("add", func="work"), {"watch": 1, "matches": [FUNC]})
+            # (matches names work only if the main module's body has defined it by now: a race)
+            self.assertEqual(run.ctl("add", func="work")["watch"], 1)
             self.assertEqual(run.work(1), "2")
             self.assertEqual(run.work(3), "7")
             self.assertEqual(run.ctl("list")["watches"][0]["fids"], [FUNC + "#1", FUNC + "#2"])
