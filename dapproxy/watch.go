@@ -82,8 +82,8 @@ func watchReq(ctx context.Context, r *recorder, a runArgs) (string, any, error) 
 	if len(matches) > 0 {
 		what = strings.Join(matches, ", ")
 	}
-	text := fmt.Sprintf("Watching %s%s%s (watch %d): the FLT of each following call is recorded as the program runs.",
-		what, condText(a.Cond), maxText(a.Max), id)
+	text := fmt.Sprintf("Watching %s (watch %d): the FLT of each following call is recorded as the program runs.",
+		probe.WatchText(what, a.Cond, a.Max), id)
 	if len(matches) == 0 {
 		text += " No loaded function is named so yet: it applies to functions so named when they load."
 	}
@@ -126,7 +126,7 @@ func caughtReq(ctx context.Context, r *recorder, _ runArgs) (string, any, error)
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "watch %d %s%s%s: ", w.ID, w.Func, condText(w.Cond), maxText(w.Max))
+		fmt.Fprintf(&b, "watch %d %s: ", w.ID, probe.WatchText(w.Func, w.Cond, w.Max))
 		if len(w.FIDs) == 0 {
 			b.WriteString("nothing caught")
 		} else {
@@ -143,18 +143,4 @@ func caughtReq(ctx context.Context, r *recorder, _ runArgs) (string, any, error)
 		}
 	}
 	return b.String(), map[string]any{"watches": ws}, nil
-}
-
-func condText(cond string) string {
-	if cond == "" {
-		return ""
-	}
-	return " if " + cond
-}
-
-func maxText(max int) string {
-	if max <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(", at most %d", max)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // Watching: every run of a live session starts the program with the probe's watch recorder in
@@ -137,7 +138,7 @@ func (s *Session) watchCmd(ctx context.Context, c Cmd) (result, error) {
 	}
 	for _, w := range s.watches {
 		if w.Func == fn && w.Cond == c.Condition {
-			return result{}, adi.BadInputf("%s is already watched%s; %s %s first to change it", fn, condText(w.Cond), cmdMark(CmdUnwatch), fn)
+			return result{}, adi.BadInputf("%s is already watched; %s %s first to change it", probe.WatchText(fn, w.Cond, 0), cmdMark(CmdUnwatch), fn)
 		}
 	}
 	w := &watch{Func: fn, Cond: c.Condition, Max: c.Max, id: -1, Active: true}
@@ -163,8 +164,8 @@ func (s *Session) watchCmd(ctx context.Context, c Cmd) (result, error) {
 			return result{}, err
 		}
 	}
-	text := fmt.Sprintf("Watching %s%s%s: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it.",
-		fn, condText(w.Cond), maxText(w.Max))
+	text := fmt.Sprintf("Watching %s: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it.",
+		probe.WatchText(fn, w.Cond, w.Max))
 	switch {
 	case s.state == Start:
 		text += " The program has not started: the watch is in place before its first line."
@@ -230,7 +231,7 @@ func (s *Session) caughtCmd(ctx context.Context) (result, error) {
 	}
 	var b strings.Builder
 	for _, in := range infos {
-		fmt.Fprintf(&b, "%s%s%s: ", in.Func, condText(in.Cond), maxText(in.Max))
+		fmt.Fprintf(&b, "%s: ", probe.WatchText(in.Func, in.Cond, in.Max))
 		switch {
 		case len(in.Caught) == 0:
 			b.WriteString("nothing caught yet")
@@ -347,20 +348,6 @@ func (s *Session) watchNames() string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
-}
-
-func condText(cond string) string {
-	if cond == "" {
-		return ""
-	}
-	return " if " + cond
-}
-
-func maxText(max int) string {
-	if max <= 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (at most %d)", max)
 }
 
 // checkCond refuses a condition that is not a Python expression before the program starts (the

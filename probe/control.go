@@ -100,3 +100,14 @@ func (p *Control) Close() {
 		p.conn = nil
 	}
 }
+
+// WatchText describes a watch as every face shows it: "FUNC", "FUNC if COND", "FUNC, at most N".
+func WatchText(fn, cond string, max int) string {
+	if cond != "" {
+		fn += " if " + cond
+	}
+	if max > 0 {
+		fn += fmt.Sprintf(", at most %d", max)
+	}
+	return fn
+}

@@ -53,7 +53,7 @@ from functools import partial
 
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
-from .scope import compile_cond, fits
+from .scope import checked, fits
 from .stepper import CodeFacts, Stepper, exc_message, exc_type_name, spend
 from .values import ADDR_LOW, fp_text
 
@@ -389,16 +389,9 @@ class Recorder:
         LiveWatch. Safe from any thread: the CodeInfos of those functions get the watch's
         selector and leave their fast path (``plain``, ``state0``); an invocation running
         already is not caught. ValueError for a bad func, cond or max."""
-        if not isinstance(func, str) or not func.strip():
-            raise ValueError("func must be a non-empty string")
-        func = func.strip()
-        if cond is not None and not isinstance(cond, str):
-            raise ValueError("cond must be a string")
-        if max_ is not None and (isinstance(max_, bool) or not isinstance(max_, int) or max_ < 1):
-            raise ValueError("max must be a positive integer")
-        code = compile_cond(cond)
+        func, cond, code = checked(func, cond, max_)
         with self._lock:
-            lw = LiveWatch(next(self._next_live), func, cond or None, code, max_)
+            lw = LiveWatch(next(self._next_live), func, cond, code, max_)
             self.live_watches[lw.id] = lw
             self._live_list = self._live_list + (lw,)
             armed = set()

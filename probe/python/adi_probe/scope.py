@@ -63,6 +63,18 @@ def compile_cond(cond):
         raise ValueError("SyntaxError: %s" % (exc.msg,)) from None
 
 
+def checked(func, cond, max_):
+    """A watch's func (stripped), cond (None when empty) and compiled cond, as the control
+    protocol's add takes them; ValueError with a one-line reason for a bad func, cond or max."""
+    if not isinstance(func, str) or not func.strip():
+        raise ValueError("func must be a non-empty string")
+    if cond is not None and not isinstance(cond, str):
+        raise ValueError("cond must be a string")
+    if max_ is not None and (isinstance(max_, bool) or not isinstance(max_, int) or max_ < 1):
+        raise ValueError("max must be a positive integer")
+    return func.strip(), cond or None, compile_cond(cond)
+
+
 class Scope:
     """The watches of a scoped recording."""
 
@@ -84,16 +96,9 @@ class Scope:
 
     def add(self, func, cond=None, max_=None):
         """Add a watch; returns it. ValueError for a bad func, cond or max."""
-        if not isinstance(func, str) or not func.strip():
-            raise ValueError("func must be a non-empty string")
-        func = func.strip()
-        if cond is not None and not isinstance(cond, str):
-            raise ValueError("cond must be a string")
-        if max_ is not None and (isinstance(max_, bool) or not isinstance(max_, int) or max_ < 1):
-            raise ValueError("max must be a positive integer")
-        code = compile_cond(cond)
+        func, cond, code = checked(func, cond, max_)
         with self._lock:
-            w = Watch(self._next, func, cond or None, code, max_)
+            w = Watch(self._next, func, cond, code, max_)
             self._next += 1
             self.watches[w.id] = w
             self._bump()
