@@ -175,6 +175,17 @@ func (m *Manager) Open(id string) *Session {
 	return m.sessions[id]
 }
 
+// OpenSessions returns the open sessions (in no order); unlike List it reads nothing from disk.
+func (m *Manager) OpenSessions() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
 // Gone says why the session id was closed in this process (closed, expired, replaced), if it was.
 func (m *Manager) Gone(id string) (string, bool) {
 	m.mu.Lock()

@@ -99,6 +99,9 @@ func TestLiveWatchServer(t *testing.T) {
 	assert.JSONEq(t, `{"item": "pear", "qty": 4, "total": 18}`, get(t, port, "/quote/pear/4"))
 	assert.JSONEq(t, `{"item": "kiwi", "qty": 1, "total": 0}`, get(t, port, "/quote/kiwi/1"))
 	assert.Equal(t, []string{"shop_server:handle#1", "shop_server:handle#2", "shop_server:handle#3"}, caughtFIDs(t, s, 3))
+	listed := live.List(le.reg)
+	require.Len(t, listed, 1)
+	assert.Equal(t, 3, listed[0].Caught, "listings count the caught invocations")
 
 	// Every ADI command answers about the caught invocations, from the recording.
 	ctx := context.Background()

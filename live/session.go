@@ -359,5 +359,12 @@ func (s *Session) info() Info {
 	in := Info{ID: s.ID, Command: s.Command, Dir: s.prog.Dir, Created: s.created, LastUsed: last, Busy: s.busy.Load() > 0}
 	in.State, _ = s.shown.Load().(State)
 	in.Run = int(s.runCount.Load())
+	if s.rec != nil { // the invocations the watches caught in the current run: the recording's roots
+		for _, f := range s.rec.Trace().Frames {
+			if f.Caller < 0 {
+				in.Caught++
+			}
+		}
+	}
 	return in
 }

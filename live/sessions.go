@@ -108,7 +108,7 @@ type Info struct {
 	State    State     `json:"state"`
 	Run      int       `json:"run"`
 	Busy     bool      `json:"busy"`
-	Caught   int       `json:"caught"`
+	Caught   int       `json:"caught"` // invocations the watches caught in the current run
 	Created  time.Time `json:"created"`
 	LastUsed time.Time `json:"last_used"`
 }
@@ -117,9 +117,9 @@ type Info struct {
 // the state it had before that command.
 func List(m *bridge.Manager) []Info {
 	out := []Info{}
-	for _, in := range m.List() {
-		if li, ok := in.Live.(Info); ok && !in.Closed {
-			out = append(out, li)
+	for _, s := range m.OpenSessions() {
+		if ls, ok := s.Live().(*Session); ok {
+			out = append(out, ls.info())
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Created.Before(out[b].Created) })

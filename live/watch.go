@@ -350,8 +350,8 @@ func (s *Session) watchNames() string {
 	return strings.Join(names, ", ")
 }
 
-// checkCond refuses a condition that is not a Python expression before the program starts (the
-// recorder checks it again when it gets it).
+// checkCond refuses an empty condition before the program starts (its recorder compiles a
+// condition when it gets it, and reports one that is not a Python expression in caught).
 func checkCond(cond string) error {
 	if strings.TrimSpace(cond) == "" && cond != "" {
 		return adi.BadInputf("the condition is empty; leave %s out to watch every invocation", faces.Param("live.watch", "condition"))
