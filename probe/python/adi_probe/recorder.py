@@ -49,7 +49,9 @@ import sys
 import threading
 import weakref
 from time import perf_counter as _clock
+from bisect import bisect_right
 from functools import partial
+from operator import itemgetter
 
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
@@ -71,7 +73,7 @@ _YIELD_REPORTS_NEXT = sys.version_info >= (3, 13)
 class CodeInfo:
     """What the recorder knows about one user code object."""
 
-    __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0",
+    __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0", "getter",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
                  "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test", "kind", "is_class",
                  "pending", "wgen", "wroot")
@@ -86,6 +88,8 @@ class CodeInfo:
         self.argnames = tuple(k.lstrip("*") for k in keys)
         self.nargs = len(keys)
         self.arg0 = self.argnames[0] if keys else None
+        # the arguments' values from f_locals in one C call: a tuple (two or more arguments)
+        self.getter = itemgetter(*self.argnames) if len(keys) > 1 else None
         self.is_gen = bool(code.co_flags & _GEN_FLAGS)
         # generators and coroutines numbered at creation and not started yet (3.12+ monitoring
         # engine: Recorder.thread_hooks' ``made``), oldest first; None until the first one
@@ -107,21 +111,35 @@ class CodeInfo:
         self.render = render
         self.light = False  # a light run records no values for this function (Recorder.classify)
         self.is_test = False  # a test function whose FLT is recorded when a runner calls it
-        b = code.co_code
-        rets = _offsets(b, _RETURNS)
-        yields = _offsets(b, _YIELD)
-        if _YIELD_REPORTS_NEXT:
-            yields += [o + 2 for o in yields]  # 3.13+: f_lasti is on the RESUME after it
-        yields += [o - 2 for o in _offsets(b, _YIELD_FROM)]  # 3.8-3.10: on the one before
-        resumes = _offsets(b, _RESUME)
-        self.ret_offsets = frozenset(rets)
-        self.yield_offsets = frozenset(yields)
-        self.first_lasti = min(resumes) if resumes else -1
-        self.lines = _line_table(code)
+        # what is read from the bytecode costs about 40 µs for a big function and most code
+        # objects never need it: a caller's lines are found when it calls (``_Lines``), the
+        # return offsets at the first exit that returns None (``returns``); a generator's
+        # offsets are needed at once (its first event may be a resumption)
+        self.ret_offsets = None
+        if self.is_gen:
+            b = code.co_code
+            yields = _offsets(b, _YIELD)
+            if _YIELD_REPORTS_NEXT:
+                yields += [o + 2 for o in yields]  # 3.13+: f_lasti is on the RESUME after it
+            yields += [o - 2 for o in _offsets(b, _YIELD_FROM)]  # 3.8-3.10: on the one before
+            resumes = _offsets(b, _RESUME)
+            self.yield_offsets = frozenset(yields)
+            self.first_lasti = min(resumes) if resumes else -1
+        else:
+            self.yield_offsets = frozenset()
+            self.first_lasti = -1
+        self.lines = _Lines(code)
         # scoped recording (watch.py): the watches whose roots this code's invocations may be,
         # decided at watch generation ``wgen`` (None: not a watched function)
         self.wgen = -1
         self.wroot = None
+
+    def returns(self):
+        """The offsets of the code's return instructions (found at the first need)."""
+        r = self.ret_offsets
+        if r is None:
+            r = self.ret_offsets = frozenset(_offsets(self.code.co_code, _RETURNS))
+        return r
 
 
 def _kind(code):
@@ -174,26 +192,42 @@ def _offsets(b, ops):
     return out
 
 
-def _line_table(code):
-    """byte offset -> line of each instruction of `code` (0: none), as a list.
+class _Lines(dict):
+    """byte offset -> line of the instruction there (0: none), for one code object: a caller's
+    line at a call is ``lines[frame.f_lasti]``. ``frame.f_lineno`` computes the same from the
+    location table, which costs 0.1 µs in a small function and several µs far into a big one on
+    3.11/3.12, on every call; here each call site is looked up once (``__missing__``, a binary
+    search) and is then one dict lookup, and a code object that calls nothing costs nothing."""
 
-    A caller's line at a call is ``lines[frame.f_lasti]``: ``frame.f_lineno`` computes the same
-    from the location table, which costs 0.1 µs in a small function and several µs far into a
-    big one on 3.11/3.12, on every call.
-    """
-    n = len(code.co_code)
-    table = [0] * (n + 2)
-    if hasattr(code, "co_lines"):  # 3.10+
-        for start, end, line in code.co_lines():
-            if line is not None and end > start:
-                table[start:end] = [line] * (end - start)
-    else:
-        starts = [(off, line) for off, line in dis.findlinestarts(code) if line]
-        for i, (off, line) in enumerate(starts):
-            end = starts[i + 1][0] if i + 1 < len(starts) else n
-            if end > off:
-                table[off:end] = [line] * (end - off)
-    return table
+    __slots__ = ("code", "starts", "spans")
+
+    def __init__(self, code):
+        dict.__init__(self)
+        self.code = code
+        self.starts = None  # the start offset of each span, read at the first miss
+        self.spans = None   # [(start, end, line)] of the code
+
+    def __missing__(self, offset):
+        starts = self.starts
+        if starts is None:
+            code = self.code
+            if hasattr(code, "co_lines"):  # 3.10+
+                spans = [s for s in code.co_lines() if s[2] is not None and s[1] > s[0]]
+            else:
+                found = [(off, line) for off, line in dis.findlinestarts(code) if line]
+                n = len(code.co_code)
+                spans = [(off, found[i + 1][0] if i + 1 < len(found) else n, line)
+                         for i, (off, line) in enumerate(found)]
+            self.spans = spans
+            starts = self.starts = [s[0] for s in spans]
+        k = bisect_right(starts, offset) - 1
+        line = 0
+        if k >= 0:
+            start, end, ln = self.spans[k]
+            if offset < end:
+                line = ln
+        self[offset] = line
+        return line
 
 
 class Watch:
@@ -496,6 +530,8 @@ class Recorder:
         full_render = self.values.render
         args_summary = self.values.args_summary
         summary = self.values.summary
+        slow = self.values.slow
+        objs_get = self.values.summary_objs.get
         big = self.values.big
         nbig = -big
         small = min(big, RAW_ARG_BOUND)
@@ -517,12 +553,17 @@ class Recorder:
         def args(info, values):
             """The arguments' (reprs, fp): rendered for the first `render_calls` calls of a
             function, then summarised (a function called thousands of times, or whose values
-            are expensive to render, costs little per call; its FLT renders them in full)."""
+            are expensive to render, costs little per call; its FLT renders them in full). A
+            call that renders an object from its state (``Values.slow``) counts twice: such a
+            function's first `render_calls` / 2 calls are rendered."""
             if info.budget:
-                info.budget -= 1
-                if not info.budget:
+                s0 = slow[0]
+                out = args_of(values)
+                info.budget -= 1 if slow[0] == s0 else 2
+                if info.budget <= 0:
+                    info.budget = 0
                     info.render = summary
-                return args_of(values)
+                return out
             return args_summary(values)
 
         def call_rec(frame, event, arg, info=None, unmade=False):
@@ -575,13 +616,17 @@ class Recorder:
                     a = (a,)  # the value itself (see E_ARGS); fp is "=" + its repr
                     fp = None
                 else:
-                    a, fp = args(info, (a,))
+                    a, fp = args(info, (a,)) if info.budget else args_summary((a,))
             elif nargs == 0:
                 a = ()
                 fp = None
             else:
                 loc = frame.f_locals
-                a, fp = args(info, [loc[k] if k in loc else _UNBOUND for k in info.argnames])
+                try:
+                    values = info.getter(loc)  # one C call (operator.itemgetter)
+                except KeyError:
+                    values = [loc[k] if k in loc else _UNBOUND for k in info.argnames]
+                a, fp = args(info, values) if info.budget else args_summary(values)
             idx, n = info.next_ids()  # one C call: atomic across threads
             if idx >= limit[0]:
                 rec.unrecorded(idx)
@@ -701,10 +746,15 @@ class Recorder:
                             # fast path: a value returned by a frame with nothing else to do
                             pop()
                             t = type(arg)
-                            calls_append(("callret", e[E_IDX], e[E_INFO].cid, e[E_CALLER], tid, e[E_LINE],
-                                          e[E_ARGS], e[E_FP],
-                                          arg if (t is int and nbig < arg < big) or t in raw
-                                          else e[E_INFO].render(arg)))
+                            info = e[E_INFO]
+                            if (t is int and nbig < arg < big) or t in raw:
+                                r = arg
+                            else:
+                                r = objs_get(t) if info.render is summary else None  # summary(), inline
+                                if r is None:
+                                    r = info.render(arg)
+                            calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
+                                          e[E_ARGS], e[E_FP], r))
                         else:
                             exit_event(frame, arg)
             elif event == "line":
@@ -739,7 +789,7 @@ class Recorder:
             lasti = frame.f_lasti
             if info.is_gen and lasti in info.yield_offsets and not (arg is None and e[E_EXC_AT] == lasti):
                 leave("yield", arg)
-            elif arg is not None or lasti in info.ret_offsets:
+            elif arg is not None or lasti in info.returns():
                 leave("return", arg)
             else:
                 leave("exception", e[E_EXC])
@@ -809,10 +859,15 @@ class Recorder:
                         # fast path, as in local()
                         pop()
                         t = type(arg)
-                        calls_append(("callret", e[E_IDX], e[E_INFO].cid, e[E_CALLER], tid, e[E_LINE],
-                                      e[E_ARGS], e[E_FP],
-                                      arg if (t is int and nbig < arg < big) or t in raw
-                                      else e[E_INFO].render(arg)))
+                        info = e[E_INFO]
+                        if (t is int and nbig < arg < big) or t in raw:
+                            r = arg
+                        else:
+                            r = objs_get(t) if info.render is summary else None
+                            if r is None:
+                                r = info.render(arg)
+                        calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
+                                      e[E_ARGS], e[E_FP], r))
                     else:
                         exit_event(frame, arg)
                     if stack:

@@ -223,9 +223,11 @@ def _slots_of(t):
     return _slot_descrs[t]
 
 
-def state_of(v, t):
+def state_of(v, t, limit=None):
     """The attributes of `v` as (name, value) pairs: its slots, then its instance dict, read
-    without running the program's code. Unset slots are left out."""
+    without running the program's code. Unset slots are left out. With `limit`, only the dict's
+    first `limit` items are read (a renderer or a fingerprint that uses no more than that need
+    not copy an object of a thousand attributes)."""
     out = []
     for n, d in _slots_of(t):
         try:
@@ -234,8 +236,23 @@ def state_of(v, t):
             continue
     d = _dict_of(v, t)
     if d:
-        out.extend((k, x) for k, x in d.items() if type(k) is str)
+        items = d.items() if limit is None else islice(d.items(), limit)
+        out.extend([kv for kv in items if type(kv[0]) is str])
     return out
+
+
+def state_len(v, t):
+    """How many attributes ``state_of`` reads from `v` without a limit (cheaply: the instance
+    dict's size; a key that is not a str, which state_of leaves out, is counted)."""
+    n = 0
+    for _, d in _slots_of(t):
+        try:
+            d.__get__(v, t)
+        except Exception:
+            continue
+        n += 1
+    d = _dict_of(v, t)
+    return n + len(d) if d else n
 
 
 _BYTES = frozenset((bytearray, _array))
@@ -337,8 +354,17 @@ class Values:
         self._defaults = {}  # type -> its instances' repr when it is object's (no state), else None
         self._summary_fps = {}  # args_summary: fingerprint per combination of scalars and types
         self._summary_names = {}  # type -> "<Type, not rendered>"
+        self.slow = [0]  # values rendered by _render_slow so far (the recorder's budget counts them)
+        # the same for the types whose every value is summarised so: neither str nor float,
+        # whose short values are their reprs (the recorder's exit path reads it inline)
+        self.summary_objs = {}
+        # args_summary's answers for arguments with no scalar among them: per type (one
+        # argument) or per tuple of types, (reprs, fp); most calls of a big program hit them
+        self._summary_one = {}
+        self._summary_many = {}
         self.importing = [0]  # user modules being imported now (the recorder counts them; eager FLTs wait)
         self.render = self._make_render()
+        self.summary = self.summary  # one bound method, so that the recorder's `is` recognises it
         self.args_lazy = self._make_args_lazy()
         self.args_summary = self._make_args_summary()
 
@@ -375,6 +401,7 @@ class Values:
         return render
 
     def _render_slow(self, v):
+        self.slow[0] += 1
         deadline = time.perf_counter() + self.time_budget
         try:
             text = self._repr(v, self.limit, set(), deadline)
@@ -402,7 +429,7 @@ class Values:
             return self._ndarray(v, room, seen, deadline)
         p = _policy(t)
         if p == DEFAULT:
-            st = state_of(v, t)
+            st = state_of(v, t, room + 2)  # each field shown takes 2 characters at least
             if st:  # no __repr__ of its own: its attributes
                 return self._fields(_qualname(t), st, room, seen, deadline)
             return self._call_repr(v, t, room)
@@ -414,7 +441,7 @@ class Values:
             return self._enum(v, t, room, seen, deadline)
         if p == EXC:
             return self._fields(_qualname(t), [(None, a) for a in _exc_args(v)], room, seen, deadline)
-        return self._fields(_qualname(t), state_of(v, t), room, seen, deadline)
+        return self._fields(_qualname(t), state_of(v, t, room + 2), room, seen, deadline)
 
     def _call_repr(self, v, t, room):
         """`repr(v)` for a type whose __repr__ is not the program's code (see ``_policy``)."""
@@ -937,9 +964,9 @@ class Values:
                 else:
                     p = _policy(t)
                     if p == DEFAULT or p == STATE:
-                        st = state_of(v, t)
+                        st = state_of(v, t, budget)
                         add(("<", _type_name(t), tuple([(a, _tok(x) if type(x) in _CANON_SELF else _shallow(x))
-                                                        for a, x in st[:budget]]), len(st)))
+                                                        for a, x in st[:budget]]), state_len(v, t)))
                         continue
                 r = reprs[k] if reprs is not None else render(v)
                 add(("r", _type_name(t), r if type(r) is str else repr(r)))
@@ -962,7 +989,14 @@ class Values:
             return repr(v)
         r = self._summary_names.get(t)
         if r is None:
-            r = self._summary_names[t] = "<%s, not rendered>" % _qualname(t)
+            r = self._name(t)
+        return r
+
+    def _name(self, t):
+        """``<Type, not rendered>``, remembered."""
+        r = self._summary_names[t] = "<%s, not rendered>" % _qualname(t)
+        if t is not str and t is not float:
+            self.summary_objs[t] = r
         return r
 
     def _make_args_summary(self):
@@ -970,17 +1004,31 @@ class Values:
         nbig = -big
         cache = self._summary_fps
         names = self._summary_names
+        one = self._summary_one
+        one_get = one.get
+        many = self._summary_many
+        many_get = many.get
+        scalars = frozenset((int, bool, type(None), float, str))
+        name = self._name
 
         def args_summary(values):
             """(reprs, fp) like ``args_lazy`` for a call whose arguments are not rendered: exact
             scalars as themselves, other values ``<Type, not rendered>``; the fingerprint has the
             scalars and the type names of the other values (cached per combination: this runs
-            on most calls of a big program, so it is written flat)."""
+            on most calls of a big program, so it is written flat, and arguments without a
+            scalar are answered by their types alone)."""
+            if len(values) == 1:
+                hit = one_get(type(values[0]))
+            else:
+                hit = many_get(tuple(map(type, values)))
+            if hit is not None:
+                return hit
             reprs = []
             add = reprs.append
             key = []
             kadd = key.append
             exact = True
+            objs = 0
             for v in values:
                 t = type(v)
                 if t is int:
@@ -1006,25 +1054,31 @@ class Values:
                     continue
                 r = names.get(t)
                 if r is None:
-                    r = names[t] = "<%s, not rendered>" % _qualname(t)
+                    r = name(t)
                 add(r)
                 exact = False
                 kadd(t)
+                objs += 1
             if exact:
                 return reprs, _exact_fp(reprs, values)
             key = tuple(key)
             try:
-                return reprs, cache[key]
+                fp = cache[key]
             except (KeyError, TypeError):
-                pass
-            # the "#" text itself: written on most calls, it keeps records small and the reader
-            # does not checksum it again and again
-            fp = fp_text(fp_value([("t", _type_name(k)) if type(k) is type else k for k in key]))
-            if len(cache) < 8192:
-                try:
-                    cache[key] = fp
-                except TypeError:
-                    pass
+                # the "#" text itself: written on most calls, it keeps records small and the
+                # reader does not checksum it again and again
+                fp = fp_text(fp_value([("t", _type_name(k)) if type(k) is type else k for k in key]))
+                if len(cache) < 8192:
+                    try:
+                        cache[key] = fp
+                    except TypeError:
+                        pass
+            if objs == len(key) and scalars.isdisjoint(key) and len(one) + len(many) < 8192:
+                # no scalar among them (not even a big int or a long str, whose key is its type)
+                if len(key) == 1:
+                    one[key[0]] = (tuple(reprs), fp)
+                else:
+                    many[key] = (tuple(reprs), fp)
             return reprs, fp
         return args_summary
 

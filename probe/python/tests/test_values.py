@@ -260,6 +260,35 @@ class NoProgramCode(unittest.TestCase):
         self.assertEqual(reprs, ["<SideRepr, not rendered>", 3, "'x'", None, "1.5"])
         self.assertEqual(Watched.ran, [])
 
+    def test_summary_answered_by_types(self):
+        """Arguments without a scalar are answered from their types the second time (cached):
+        the same reprs and fingerprint as the first time, and a scalar of a type seen before as
+        a big int or a long str is still itself."""
+        summ = self.values.args_summary
+        first = summ([SideRepr(), [1]])
+        again = summ((SideRepr(), [2, 3]))
+        self.assertEqual(list(first[0]), ["<SideRepr, not rendered>", "<list, not rendered>"])
+        self.assertEqual(list(again[0]), list(first[0]))
+        self.assertEqual(again[1], first[1])
+        self.assertEqual(list(summ((SideRepr(),))[0]), ["<SideRepr, not rendered>"])
+        self.assertEqual(list(summ((SideRepr(),))[0]), ["<SideRepr, not rendered>"])
+        big, long = 10 ** 400, "y" * 40
+        self.assertEqual(list(summ((big,))[0]), ["<int, not rendered>"])
+        self.assertEqual(list(summ((big,))[0]), ["<int, not rendered>"])
+        self.assertEqual(list(summ((5,))[0]), [5])
+        self.assertEqual(list(summ((long,))[0]), ["<str, not rendered>"])
+        self.assertEqual(list(summ((long,))[0]), ["<str, not rendered>"])
+        self.assertEqual(list(summ(("z",))[0]), ["'z'"])
+        self.assertNotEqual(summ((SideRepr(), 5))[1], summ((SideRepr(), 6))[1])
+        # the exit path's inline summary: only types every value of which is summarised so
+        self.values.summary(big)
+        self.values.summary(long)
+        self.values.summary(1.5)
+        self.assertEqual(self.values.summary_objs.get(SideRepr), "<SideRepr, not rendered>")
+        self.assertNotIn(str, self.values.summary_objs)
+        self.assertNotIn(float, self.values.summary_objs)
+        self.assertEqual(Watched.ran, [])
+
 
 class AddressFreeFingerprints(unittest.TestCase):
     """Argument fingerprints are the same in every run: no address, no address-derived order."""
