@@ -63,7 +63,7 @@ func NeedDebugpy(ctx context.Context, prog *Program, what string) error {
 	if err := dap.NeedDebugpy(ctx, prog.Python, what); err != nil {
 		return err
 	}
-	if prog.Debugpy == nil {
+	if prog.DebugPython(ctx) == nil {
 		return fmt.Errorf("%s needs debugpy and no python with it was found (tried --python, $ADI_PYTHON, python3 on PATH, /usr/bin/python3); "+
 			"run `make deps` (Debian's python3-debugpy) or `PYTHON -m pip install debugpy`, or pass --python", what)
 	}
@@ -83,7 +83,7 @@ func (rn *runner) launchDebug(ctx context.Context, probeDir string, args []strin
 		log:    rn.log,
 	}
 	dr, err := dap.StartRun(ctx, adCtx, dap.RunOptions{
-		Adapter:    dap.AdapterOptions{Python: p.Debugpy, Env: p.Env, Dir: p.Dir, Log: rn.log},
+		Adapter:    dap.AdapterOptions{Python: p.DebugPython(ctx), Env: p.Env, Dir: p.Dir, Log: rn.log},
 		Launch:     p.LaunchArgs("adi", probe.Script(probeDir), args, probeDir),
 		Exceptions: []string{},
 		Configure:  configure,

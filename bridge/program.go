@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/adi-bridge/adi/adi"
@@ -96,8 +97,37 @@ type Program struct {
 	Timeout time.Duration
 	// Seed makes random's unseeded generators draw the same numbers in every run (RandomSeed).
 	Seed bool
-	// Debugpy is the python with debugpy whose adapter runs debug runs.
-	Debugpy *dap.Python
+	// debugpy finds the python with debugpy whose adapter runs debug runs (DebugPython).
+	debugpy *debugpyLookup
+}
+
+// debugpyLookup is the search for the python with debugpy, done when first needed: a recording
+// does not need it, and on a new machine it starts each candidate interpreter (a pyenv shim
+// costs about 0.1 s), which the first command would otherwise pay before its run starts.
+type debugpyLookup struct {
+	flag string // --python
+	mu   sync.Mutex
+	done bool
+	py   *dap.Python
+}
+
+// DebugPython returns the python with debugpy whose adapter runs debug runs (exec
+// --then-continue, live mode), or nil when none was found (NeedDebugpy says why). The search
+// runs once per program; a search cut short by ctx is tried again next time.
+func (p *Program) DebugPython(ctx context.Context) *dap.Python {
+	l := p.debugpy
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.done {
+		py, err := dap.FindPython(ctx, l.flag)
+		if err == nil || ctx.Err() == nil {
+			l.py, l.done = py, true
+		}
+	}
+	return l.py
 }
 
 // plainPython reports whether the interpreter word names "the" python rather than a particular
@@ -145,11 +175,15 @@ func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error)
 	}
 	// The python with debugpy is needed for exec --then-continue and live runs only; recording
 	// and exec work without it, so a target run by a python without debugpy is recorded with
-	// that python, and what needs debugpy says so (NeedDebugpy).
-	dbg, dbgErr := dap.FindPython(ctx, o.Python)
-	p.Debugpy = dbg
+	// that python, and what needs debugpy says so (NeedDebugpy). It is looked for now only when
+	// the target's interpreter is "the" python, which then means that one.
+	p.debugpy = &debugpyLookup{flag: o.Python}
+	var dbg *dap.Python
+	if plainPython(tg.Python) {
+		dbg = p.DebugPython(ctx)
+	}
 	switch {
-	case plainPython(tg.Python) && dbgErr == nil:
+	case plainPython(tg.Python) && dbg != nil:
 		p.Python = dbg.Path
 	case plainPython(tg.Python) && o.Python != "":
 		p.Python = o.Python // the interpreter chosen, without debugpy

@@ -96,7 +96,7 @@ func startRun(ctx, life context.Context, n int, prog *bridge.Program, dir string
 	ctx, cancel := context.WithTimeout(ctx, launchTimeout)
 	defer cancel()
 	r.dr, err = dap.StartRun(ctx, life, dap.RunOptions{
-		Adapter:    dap.AdapterOptions{Python: prog.Debugpy, Env: prog.Env, Dir: prog.Dir, Log: log},
+		Adapter:    dap.AdapterOptions{Python: prog.DebugPython(ctx), Env: prog.Env, Dir: prog.Dir, Log: log},
 		Launch:     args,
 		Exceptions: []string{"uncaught", "userUnhandled"},
 		Configure:  configure,
