@@ -33,8 +33,14 @@ type RealRepoRow struct {
 	PeerFLT, PeerExec time.Duration
 	// DiskFirst is the session's directory after the first command, DiskSix after six; RSS is what
 	// the session adds to the daemon's resident memory after the six (the daemon's VmRSS, read once
-	// it has returned freed memory to the system, less an idle daemon's).
+	// it has returned freed memory to the system, less an idle daemon's). It includes the one-time
+	// warm-up of a new daemon's runtime (the GC's metadata, type caches, more of the binary paged
+	// in), so RSSNext is what one more session adds: a second session of the workload, through the
+	// same six commands, on the daemon that still serves the first (the daemon's VmRSS after them,
+	// less its VmRSS just before, both settled), of DiskNext on disk after its first command.
+	// N sessions cost the daemon about RSS + (N-1) × RSSNext.
 	DiskFirst, DiskSix, RSS int64
+	DiskNext, RSSNext       int64
 	// Failed lists the commands that did not answer, with their error line; Notes says what else
 	// went wrong.
 	Failed []string
@@ -231,12 +237,36 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 		}
 	}
 	row.Nav, row.NavN = median(nav), len(nav)
-	warm, err := c.run(ctx, "", "call-tree", "--session", "bench-warm", realCommand)
+
+	// One more session of the workload on this daemon, which still serves the first: its first
+	// command is the warm one, then the same five; what it adds to the daemon is a session's
+	// marginal memory.
+	before, err := c.settledMemory(ctx)
+	if err != nil {
+		return err
+	}
+	const next = "bench-warm"
+	warm, err := c.run(ctx, "", "call-tree", "--session", next, realCommand)
 	if err != nil {
 		return err
 	}
 	row.check("first", warm)
 	row.Warm = warm.Time
+	if row.DiskNext, err = diskUsage(c.sessionDir(next)); err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"break", "--session", next, realCommand, target + "#2"}, {"continue", "--session", next},
+		{"prev", "--session", next}, {"continue", "--session", next},
+		{"exec", "--session", next, realCommand, target + "#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt}} {
+		if _, err := c.run(ctx, next, args...); err != nil {
+			return err
+		}
+	}
+	after, err := c.settledMemory(ctx)
+	if err != nil {
+		return err
+	}
+	row.RSSNext = max(after-before, 0)
 	return nil
 }
 

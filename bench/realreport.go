@@ -13,7 +13,7 @@ const (
 	barExec   = 1.0  // exec ÷ the artifact's exec
 	barNav    = 0.02 // navigation ÷ the artifact's per command
 	barDisk   = 2.0  // disk after six commands ÷ the first recording
-	barMemory = 1.0  // the session's memory in the daemon ÷ the first recording on disk
+	barMemory = 1.0  // one more session's memory in the daemon ÷ its first recording on disk
 )
 
 // realRepos renders the real-repository tables (times, then ratios against the bars) and adds
@@ -25,12 +25,12 @@ func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
 	}
 	b.WriteString("### Real repositories: adi's CLI on seven libraries, against the artifact's method\n\n")
 	b.WriteString(realIntro)
-	b.WriteString("| library | function (frames used) | calls in T | plain run | first command, cold | first command, warm | `break f#2` | navigation | exec | artifact, per command | artifact, exec | disk: first recording → after six | session's memory in the daemon | every command answered |\n")
+	b.WriteString("| library | function (frames used) | calls in T | plain run | first command, cold | first command, warm | `break f#2` | navigation | exec | artifact, per command | artifact, exec | disk: first recording → after six | session's memory in the daemon: first on a new daemon / one more | every command answered |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, row := range rows {
 		b.WriteString(realTimesRow(row))
 	}
-	b.WriteString("\n| library | first ÷ artifact (≤ 1.0x; stretch 0.6x) | re-run ÷ artifact (≤ 1.0x) | exec ÷ artifact's exec (≤ 1.0x) | navigation ÷ artifact (≤ 0.02x) | disk after six ÷ first recording (≤ 2x) | memory ÷ recording on disk (≤ 1x) |\n")
+	b.WriteString("\n| library | first ÷ artifact (≤ 1.0x; stretch 0.6x) | re-run ÷ artifact (≤ 1.0x) | exec ÷ artifact's exec (≤ 1.0x) | navigation ÷ artifact (≤ 0.02x) | disk after six ÷ first recording (≤ 2x) | one more session's memory ÷ its recording on disk (≤ 1x) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, row := range rows {
 		b.WriteString(realRatiosRow(row))
@@ -56,7 +56,10 @@ const realIntro = "Each workload is the Debian package (python3-requests, -flask
 	"then `break FILE:FUNC#2`, whose FLT the first recording does not hold, `continue`, `prev`, `continue`, " +
 	"`exec FILE:FUNC#1 -l LINE -s STMT` (six commands with the first), and more `prev`/`continue`. " +
 	"Navigation is the median of the continue and prev answered from the recording (those that ran the target are counted apart). " +
-	"Disk is the session's directory under ADI_STATE_DIR; memory is what the session adds to the `adi serve` daemon's VmRSS after the six commands (read 2.5 s later, once the daemon has returned freed memory to the system), less an idle daemon's. " +
+	"Disk is the session's directory under ADI_STATE_DIR. Memory is the `adi serve` daemon's VmRSS, each read 2.5 s after the last command, once the daemon has returned freed memory to the system: " +
+	"first, what the session adds after its six commands to a new daemon (less an idle daemon's), which includes the one-time warm-up of the daemon's runtime (the collector's metadata, type caches, more of the binary paged in); " +
+	"then what one more session adds: a second session of the workload (its first command is the warm one) through the same six commands, on the daemon that still serves the first (VmRSS after, less VmRSS just before). " +
+	"N sessions cost the daemon about the first plus N-1 times one more; the bar is judged on one more, against that session's first recording on disk. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
 	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
 	"Plain runs, re-runs of the artifact's method and extra navigation are medians of a few repetitions; the others are single commands.\n\n"
@@ -82,7 +85,7 @@ func realTimesRow(r *RealRepoRow) string {
 		r.Repo.Name, r.Repo.File+":"+r.Repo.Func, thousands(r.Calls), dur(r.Plain),
 		noAnswer(dur(r.Cold), r.Broke("first")), dur(r.Warm), noAnswer(rerun, r.Broke("rerun")), nav,
 		noAnswer(dur(r.Exec), r.Broke("exec")), dur(r.PeerFLT), dur(r.PeerExec),
-		size(r.DiskFirst), size(r.DiskSix), size(r.RSS), answered)
+		size(r.DiskFirst), size(r.DiskSix), size(r.RSS)+" / "+size(r.RSSNext), answered)
 }
 
 // noAnswer marks a time whose command did not answer.
@@ -123,7 +126,7 @@ func realRatios(r *RealRepoRow) []realRatio {
 		return realRatio{x: float64(n) / float64(of), ok: true}
 	}
 	return []realRatio{per(r.Cold, r.PeerFLT, "first"), per(r.Rerun, r.PeerFLT, "rerun"), per(r.Exec, r.PeerExec, "exec"),
-		nav, bytes(r.DiskSix, r.DiskFirst), bytes(r.RSS, r.DiskFirst)}
+		nav, bytes(r.DiskSix, r.DiskFirst), bytes(r.RSSNext, r.DiskNext)}
 }
 
 // realBarValues are the bars of realRatios' columns, with their names for the bar summary.
@@ -136,7 +139,7 @@ var realBarValues = []struct {
 	{"exec ÷ the artifact's exec", "≤ 1.0x", barExec},
 	{"navigation from the recording ÷ the artifact's per command", "≤ 0.02x", barNav},
 	{"disk after six commands ÷ the first recording", "≤ 2x", barDisk},
-	{"the session's memory in the daemon ÷ the recording on disk", "≤ 1x", barMemory},
+	{"one more session's memory in the daemon ÷ its recording on disk", "≤ 1x", barMemory},
 }
 
 // realRatiosRow renders one library's ratios, each with whether it meets its bar.
@@ -147,7 +150,13 @@ func realRatiosRow(r *RealRepoRow) string {
 			cells = append(cells, x.why)
 			continue
 		}
-		cells = append(cells, fmt.Sprintf("%s (%s)", ratio(x.x), met(x.x <= realBarValues[i].limit)))
+		cell := fmt.Sprintf("%s (%s)", ratio(x.x), met(x.x <= realBarValues[i].limit))
+		if i == len(realBarValues)-1 && r.RSS > 0 && r.DiskFirst > 0 {
+			// the memory's bar is judged on one more session; the first's, with the daemon's warm-up, is shown too
+			cell = fmt.Sprintf("%s (%s; the first on a new daemon: %s)", ratio(x.x), met(x.x <= realBarValues[i].limit),
+				ratio(float64(r.RSS)/float64(r.DiskFirst)))
+		}
+		cells = append(cells, cell)
 	}
 	return "| " + strings.Join(cells, " | ") + " |\n"
 }

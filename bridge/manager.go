@@ -338,6 +338,7 @@ func (m *Manager) CloseWhy(id, why string) error {
 		m.mu.Unlock()
 	}()
 	s.Close()
+	releaseSoon() // its recording is garbage now: return it to the OS once the daemon is idle
 	return nil
 }
 

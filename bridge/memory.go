@@ -12,8 +12,8 @@ import (
 // collects (reading a recording leaves garbage of a few times its size on disk, and every answer
 // leaves some), and keeps the freed memory mapped: left alone, the daemon's RSS would stay near
 // its peak. So the bridge returns the garbage to the OS once it is idle: releaseIdle seconds after
-// a recording was read or a command answered, or at most releaseMaxWait after the first of a busy
-// stretch of commands.
+// a recording was read, a command answered or a session closed (its recording is then garbage),
+// or at most releaseMaxWait after the first of a busy stretch of commands.
 const (
 	releaseIdle    = time.Second
 	releaseMaxWait = 10 * time.Second

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
+
+	"github.com/adi-bridge/adi/adi"
 )
 
 // BenchmarkLoadSessionMemory measures the live heap a session holds in the bridge: each session
@@ -64,4 +67,62 @@ func recordingSize(dir string) int64 {
 		}
 	}
 	return n
+}
+
+// TestCloseReleasesMemory: closing a session makes its recording garbage, so the close asks for
+// that memory to be returned to the OS once the daemon is idle (releaseSoon), and the release,
+// when it runs, returns the freed heap.
+func TestCloseReleasesMemory(t *testing.T) {
+	m, err := NewManager(ManagerConfig{StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown()
+	// a session holding a recording of a few MB (built here: no Python runs)
+	big := make([]byte, 8<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	tr := &adi.Trace{Frames: []adi.Frame{{N: 1, Code: &adi.Code{Func: "t:f"}, Caller: -1, Return: string(big)}}}
+	tr.Index()
+	big = nil
+	s := &Session{ID: "held", trace: tr, state: &adi.State{}, prog: &Program{}, base: &Run{}, emit: func(Event) {}}
+	m.mu.Lock()
+	m.sessions[s.ID] = s
+	m.mu.Unlock()
+	s = nil
+
+	release.Lock()
+	release.pending = time.Time{}
+	if release.timer != nil {
+		release.timer.Stop()
+	}
+	release.Unlock()
+	if err := m.Close("held"); err != nil {
+		t.Fatal(err)
+	}
+	release.Lock()
+	asked := !release.pending.IsZero()
+	if release.timer != nil {
+		release.timer.Stop() // the test runs the release itself, not a second later
+	}
+	release.Unlock()
+	if !asked {
+		t.Fatal("closing a session asked for no release of its memory")
+	}
+	m.mu.Lock()
+	_, kept := m.sessions["held"]
+	m.mu.Unlock()
+	if kept {
+		t.Fatal("the manager still holds the closed session")
+	}
+	releaseNow()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapAlloc > 6<<20 {
+		t.Errorf("after the release the heap still holds %d bytes live: the closed session's recording is still reachable", ms.HeapAlloc)
+	}
+	if held := ms.HeapInuse + ms.HeapIdle - ms.HeapReleased; held > 8<<20 {
+		t.Errorf("after the release the heap keeps %d bytes from the OS; the closed recording's 8 MiB should be returned", held)
+	}
 }
