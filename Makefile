@@ -20,10 +20,12 @@ deps:
 test-deps:
 	@scripts/deps.sh
 
-# adi is built without cgo: a static binary starts about 1 ms sooner (no dynamic loader, no
-# libc), which is most of a navigation command's time through the CLI.
+# Two binaries, both needed, side by side in bin/: adi, the thin command line (what agents type;
+# it links no server code, so a navigation command starts in about a millisecond and a half), and
+# adi-server, the full adi, which adi runs for serve, mcp, dap, demo and doctor and starts as its
+# daemon. Built without cgo: a static binary starts about 1 ms sooner (no dynamic loader, no libc).
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/adi
+	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/adi ./cmd/adi-server
 
 demo: deps build
 	$(BIN) demo

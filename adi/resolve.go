@@ -27,13 +27,18 @@ func (t *Trace) funcInfos() []funcInfo {
 }
 
 // funcsIn lists the recorded functions defined in file, sorted by name.
+// FrameSummary asks it for every frame an answer shows, so it looks at each function's file once
+// and sorts only the functions it keeps (funcInfos sorts them all).
 func (t *Trace) funcsIn(file string) []funcInfo {
+	file = path.Clean(file)
 	var out []funcInfo
-	for _, fi := range t.funcInfos() {
-		if path.Clean(fi.file) == path.Clean(file) {
-			out = append(out, fi)
+	for n, inv := range t.byFunc {
+		f := &t.Frames[inv[0]]
+		if f.File == file || path.Clean(f.File) == file {
+			out = append(out, funcInfo{name: n, file: f.File, line: int(f.Line), calls: len(inv)})
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 

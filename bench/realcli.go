@@ -55,17 +55,18 @@ func (r cliResult) Error() string {
 	return fmt.Sprintf("`adi %s` exited %d: %s", strings.Join(r.Args, " "), r.Code, lastLines(r.Stderr, 1))
 }
 
-// BuildADI builds adi's command from the repository into the scratch directory and returns its
-// path: the real-repository table drives this binary as an agent's shell would.
+// BuildADI builds adi's two binaries from the repository into the scratch directory, as `make
+// build` does (the thin adi and adi-server beside it, which adi starts as its daemon), and
+// returns the thin adi's path: the real-repository table drives it as an agent's shell would.
 func (e *Env) BuildADI(ctx context.Context) (string, error) {
-	exe := filepath.Join(e.Work, "bin", "adi")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", exe, "./cmd/adi")
+	dir := filepath.Join(e.Work, "bin")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", dir+string(filepath.Separator), "./cmd/adi", "./cmd/adi-server")
 	cmd.Dir = e.Repo
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` builds it
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` builds them
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/adi: %w: %s", err, lastLines(string(out), 5))
+		return "", fmt.Errorf("go build ./cmd/adi ./cmd/adi-server: %w: %s", err, lastLines(string(out), 5))
 	}
-	return exe, nil
+	return filepath.Join(dir, "adi"), nil
 }
 
 // run runs `adi ARGS...` and times it. session names the session whose run directories show

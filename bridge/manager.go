@@ -18,6 +18,7 @@ import (
 	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/internal/reaper"
 	"github.com/adi-bridge/adi/internal/sessionid"
+	"github.com/adi-bridge/adi/internal/statedir"
 )
 
 // ErrNoSession is wrapped by errors about a session id that does not exist. It is the kind
@@ -35,18 +36,7 @@ type ManagerConfig struct {
 
 // StateDir returns where adi keeps sessions: $ADI_STATE_DIR, or adi under the user's state
 // directory ($XDG_STATE_HOME or ~/.local/state), or under the temporary directory.
-func StateDir() string {
-	if d := os.Getenv("ADI_STATE_DIR"); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "adi")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "state", "adi")
-	}
-	return filepath.Join(os.TempDir(), "adi-state")
-}
+func StateDir() string { return statedir.Dir() }
 
 // Manager owns the sessions of one adi process: it creates, finds, lists, closes and deletes them,
 // reopens sessions left on disk by an earlier process, and closes idle ones. It runs one goroutine

@@ -57,7 +57,7 @@ func alive(ctx context.Context, info DaemonInfo) bool {
 	return c.call(ctx, "server.info", nil, nil) == nil
 }
 
-// startDaemon starts `adi serve` detached (its own session and process group, stdin from
+// startDaemon starts `adi-server serve` detached (its own session and process group, stdin from
 // /dev/null, stderr to daemon.log) and waits for the two lines it prints when it listens.
 func startDaemon(ctx context.Context, env *Env, path string) (DaemonInfo, error) {
 	logPath := filepath.Join(env.StateDir, daemonLog)
@@ -71,7 +71,11 @@ func startDaemon(ctx context.Context, env *Env, path string) (DaemonInfo, error)
 	if env.Python != "" {
 		args = append(args, "--python", env.Python)
 	}
-	cmd := exec.Command(env.Exe, args...)
+	exe, err := env.Server()
+	if err != nil {
+		return DaemonInfo{}, err
+	}
+	cmd := exec.Command(exe, args...)
 	cmd.Env = append(append([]string(nil), env.Environ...), "ADI_STATE_DIR="+env.StateDir)
 	cmd.Dir = env.StateDir
 	cmd.Stderr = logf
@@ -81,7 +85,7 @@ func startDaemon(ctx context.Context, env *Env, path string) (DaemonInfo, error)
 		return DaemonInfo{}, err
 	}
 	if err := cmd.Start(); err != nil {
-		return DaemonInfo{}, fmt.Errorf("adi: cannot start the daemon %s: %w", env.Exe, err)
+		return DaemonInfo{}, fmt.Errorf("adi: cannot start the daemon %s: %w", exe, err)
 	}
 	lines := make(chan []string, 1)
 	go func() {

@@ -1,30 +1,27 @@
 package cli
 
 import (
-	"github.com/adi-bridge/adi/internal/faces"
-
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/adi-bridge/adi/internal/errkind"
-	"github.com/adi-bridge/adi/server"
+	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/internal/wire"
 )
 
 // rpcClient calls the daemon's HTTP API (POST /api/rpc) over one HTTP/1.1 connection it keeps
-// for the process's calls. It writes the requests itself instead of going through an
-// http.Client: a CLI command is a process that makes one or two calls and exits, and the
+// for the process's calls. It writes the requests and reads the answers itself (httpresp.go)
+// instead of going through net/http: a CLI command is a process that makes one or two calls and exits, and the
 // client's transport (its goroutines, proxy lookup, connection pool) costs more than the call.
 // The daemon runs each call to its end even when this process is killed meanwhile.
 type rpcClient struct {
@@ -81,7 +78,7 @@ func (c *rpcClient) close() {
 }
 
 // call calls method and decodes the result into out (may be nil). A JSON-RPC error is returned
-// as *server.Error.
+// as *wire.Error.
 func (c *rpcClient) call(ctx context.Context, method string, params, out any) error {
 	if params == nil {
 		params = struct{}{}
@@ -114,22 +111,34 @@ func (c *rpcClient) call(ctx context.Context, method string, params, out any) er
 		return err
 	}
 	c.env = nil // this daemon answers; later calls go to it
-	var rep struct {
-		Result json.RawMessage `json:"result"`
-		Error  *server.Error   `json:"error"`
+	if raw, ok := out.(*json.RawMessage); ok {
+		var rep struct {
+			Result json.RawMessage `json:"result"`
+			Error  *wire.Error     `json:"error"`
+		}
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return fmt.Errorf("adi: the daemon's answer is not JSON-RPC: %w", err)
+		}
+		if rep.Error != nil {
+			return rep.Error
+		}
+		*raw = rep.Result
+		return nil
+	}
+	// One pass: the result is decoded into out as the envelope is read (out may be nil: the
+	// result is skipped).
+	rep := struct {
+		Result any         `json:"result"`
+		Error  *wire.Error `json:"error"`
+	}{Result: out}
+	if out == nil {
+		rep.Result = new(struct{})
 	}
 	if err := json.Unmarshal(data, &rep); err != nil {
 		return fmt.Errorf("adi: the daemon's answer is not JSON-RPC: %w", err)
 	}
 	if rep.Error != nil {
 		return rep.Error
-	}
-	if out != nil {
-		if raw, ok := out.(*json.RawMessage); ok {
-			*raw = rep.Result
-			return nil
-		}
-		return json.Unmarshal(rep.Result, out)
 	}
 	return nil
 }
@@ -141,9 +150,7 @@ var ErrInterrupted = errkind.Sentinel(errkind.Cancelled, "interrupted")
 // callID returns a JSON-RPC id no other client uses, so that $/cancelRequest (which the daemon
 // matches by id among the HTTP requests it runs) cancels this call only.
 func callID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return "cli-" + hex.EncodeToString(b[:])
+	return "cli-" + strconv.FormatUint(rand.Uint64(), 16)
 }
 
 // cancelRemote asks the daemon to cancel the call id of method (on a connection of its own: the
@@ -178,7 +185,7 @@ func (c *rpcClient) post(ctx context.Context, body []byte) ([]byte, error) {
 	req = append(req, u.Host...)
 	req = append(req, "\r\nAuthorization: Bearer "...)
 	req = append(req, c.info.Token...)
-	req = append(req, "\r\n"+server.FaceHeader+": cli\r\nContent-Type: application/json\r\nContent-Length: "...)
+	req = append(req, "\r\n"+wire.FaceHeader+": cli\r\nContent-Type: application/json\r\nContent-Length: "...)
 	req = strconv.AppendInt(req, int64(len(body)), 10)
 	req = append(req, "\r\n\r\n"...)
 	req = append(req, body...)
@@ -217,26 +224,22 @@ func (c *rpcClient) exchange(ctx context.Context, req []byte) (data []byte, sent
 		// Nothing came back: a closed idle connection, or a daemon that died on the call.
 		return nil, !errors.Is(err, io.EOF), fmt.Errorf("adi: the daemon at %s does not answer: %w: %w", c.info.URL, errUnreachable, ctxErr(ctx, err))
 	}
-	resp, err := http.ReadResponse(c.br, nil)
+	resp, err := readResponse(c.br)
 	if err != nil {
 		return nil, true, fmt.Errorf("adi: the daemon at %s does not answer: %w: %w", c.info.URL, errUnreachable, ctxErr(ctx, err))
 	}
-	data, err = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return nil, true, fmt.Errorf("adi: reading the daemon's answer: %w", ctxErr(ctx, err))
-	}
-	if resp.Close {
+	data = resp.body
+	if resp.close {
 		c.close()
 	} else {
 		c.used = true
 	}
-	if resp.StatusCode != http.StatusOK {
+	if resp.status != 200 {
 		var e struct {
 			Error json.RawMessage `json:"error"`
 		}
 		_ = json.Unmarshal(data, &e)
-		return nil, true, notSent{fmt.Errorf("adi: the daemon refused the call (HTTP %d): %s: %w", resp.StatusCode, bytes.TrimSpace(e.Error), errUnreachable)}
+		return nil, true, notSent{fmt.Errorf("adi: the daemon refused the call (HTTP %d): %s: %w", resp.status, bytes.TrimSpace(e.Error), errUnreachable)}
 	}
 	return data, true, nil
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/internal/faces"
-	"github.com/adi-bridge/adi/server"
+	"github.com/adi-bridge/adi/internal/wire"
 )
 
 // Exit codes of a CLI command.
@@ -32,8 +32,9 @@ const (
 type Env struct {
 	// StateDir holds the daemon's files and sessions ($ADI_STATE_DIR).
 	StateDir string
-	// Exe is the adi binary that runs the daemon (`adi serve`).
-	Exe string
+	// Server returns the binary that runs the daemon (`adi-server serve`); it is called only
+	// when a daemon has to be started.
+	Server func() (string, error)
 	// Dir is the working directory the target runs in.
 	Dir string
 	// Environ is the environment the daemon starts with; targets run with the daemon's
@@ -135,31 +136,36 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 	}
 	writeLast(env, lastFile, id)
 
-	var results []json.RawMessage
+	var results []json.RawMessage // --json: the results as they came
+	var texts []string            // otherwise: only their texts, decoded in one pass
 	failed := false
 	for _, c := range inv.Calls {
 		params := map[string]any{"session": id}
 		for k, v := range c.Params {
 			params[k] = v
 		}
-		var raw json.RawMessage
-		if err := rpc.call(ctx, c.Method, params, &raw); err != nil {
-			flush(env, inv, results)
+		var ans answer
+		var err error
+		if inv.JSON {
+			var raw json.RawMessage
+			if err = rpc.call(ctx, c.Method, params, &raw); err == nil {
+				results = append(results, raw)
+				_ = json.Unmarshal(raw, &ans)
+			}
+		} else if err = rpc.call(ctx, c.Method, params, &ans); err == nil {
+			texts = append(texts, ans.Text)
+		}
+		if err != nil {
+			flush(env, inv, results, texts)
 			return fail(env, err)
 		}
-		results = append(results, raw)
-		var ans struct {
-			Text         string `json:"text"`
-			TargetFailed bool   `json:"target_failed"`
-		}
-		_ = json.Unmarshal(raw, &ans)
 		failed = failed || ans.TargetFailed
 	}
-	flush(env, inv, results)
+	flush(env, inv, results, texts)
 	if failed {
 		if exitCode < 0 {
 			var got struct {
-				Run server.RunInfo `json:"run"`
+				Run wire.RunInfo `json:"run"`
 			}
 			if rpc.call(ctx, "session.get", map[string]any{"session": id}, &got) == nil {
 				exitCode = got.Run.ExitCode
@@ -195,9 +201,15 @@ func chooseSession(env *Env, inv Invocation) (string, int) {
 	return "", ExitUsage
 }
 
+// created is what the CLI reads of session.create's answer (server.CreateResult).
+type created struct {
+	Run    wire.RunInfo `json:"run"`
+	Reused bool         `json:"reused"`
+}
+
 // openSession makes sure the session records the target, reusing its recording when it is
 // still current, and says so on stderr when it had to record.
-func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv Invocation) (*server.CreateResult, error) {
+func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv Invocation) (*created, error) {
 	params := map[string]any{"id": id, "command": inv.Target, "dir": env.Dir, "reuse": true}
 	if inv.Timeout > 0 {
 		params["timeout_ms"] = inv.Timeout.Milliseconds()
@@ -214,7 +226,7 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 	if focus := focusOf(inv.Calls); len(focus) > 0 {
 		params["focus"] = focus
 	}
-	var res server.CreateResult
+	var res created
 	if err := rpc.call(ctx, "session.create", params, &res); err != nil {
 		return nil, err
 	}
@@ -258,8 +270,14 @@ func focusOf(calls []Call) []string {
 	return refs
 }
 
-// flush prints the results: their texts, or the JSON.
-func flush(env *Env, inv Invocation, results []json.RawMessage) {
+// answer is what the CLI reads of an ADI method's answer (bridge.Answer) to print its text.
+type answer struct {
+	Text         string `json:"text"`
+	TargetFailed bool   `json:"target_failed"`
+}
+
+// flush prints the answers: the JSON results with --json, else their texts.
+func flush(env *Env, inv Invocation, results []json.RawMessage, texts []string) {
 	if inv.JSON {
 		var v any = results
 		if len(results) == 1 {
@@ -272,15 +290,11 @@ func flush(env *Env, inv Invocation, results []json.RawMessage) {
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 		return
 	}
-	for i, raw := range results {
-		var ans struct {
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(raw, &ans)
+	for i, text := range texts {
 		if i > 0 {
 			fmt.Fprintln(env.Stdout)
 		}
-		printText(env, ans.Text)
+		printText(env, text)
 	}
 }
 
@@ -288,7 +302,7 @@ func flush(env *Env, inv Invocation, results []json.RawMessage) {
 // kind (errkind's table: ExitFailed, or ExitInterrupted for Ctrl-C).
 func fail(env *Env, err error) int {
 	msg, kind := err.Error(), errkind.Of(err)
-	var re *server.Error
+	var re *wire.Error
 	if errors.As(err, &re) {
 		msg, kind = re.Message, errkind.ByRPC(re.Code)
 	}

@@ -27,7 +27,7 @@ var (
 	binErr  error
 )
 
-// TestMain removes the adi binary the tests built, if they built one.
+// TestMain removes the adi binaries the tests built, if they built them.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binDir != "" {
@@ -36,7 +36,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// adiBinary builds cmd/adi once into a temporary directory and returns its path.
+// adiBinary builds the two binaries once into a temporary directory, as `make build` does: the
+// thin adi (cmd/adi) and beside it adi-server (cmd/adi-server), which runs serve, mcp, dap, demo
+// and doctor for it. It returns the thin adi's path, which every test runs.
 func adiBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -44,11 +46,12 @@ func adiBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "adi")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/adi-bridge/adi/cmd/adi")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` builds it
+		cmd := exec.Command("go", "build", "-o", binDir+string(filepath.Separator),
+			"github.com/adi-bridge/adi/cmd/adi", "github.com/adi-bridge/adi/cmd/adi-server")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as `make build` builds them
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			binErr = fmt.Errorf("go build ./cmd/adi: %v\n%s", err, out)
+			binErr = fmt.Errorf("go build ./cmd/adi ./cmd/adi-server: %v\n%s", err, out)
 		}
 	})
 	require.NoError(t, binErr)

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -966,35 +965,10 @@ func tapResults(out string) map[string]string {
 	return res
 }
 
-var (
-	buildOnce sync.Once
-	builtADI  string
-	buildErr  error
-)
-
-// buildADI builds the adi binary once per test run.
+// buildADI returns the thin adi binary (adiBinary builds it with adi-server beside it).
 func buildADI(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "adi-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtADI = filepath.Join(dir, "adi")
-		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(gobin); err != nil {
-			gobin = "go"
-		}
-		cmd := exec.Command(gobin, "build", "-o", builtADI, "./cmd/adi")
-		cmd.Dir = ".."
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/adi: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return builtADI
+	return adiBinary(t)
 }
 
 // BenchmarkDAPProxyRoundTrip measures one DAP request to the debuggee and back (threads, which

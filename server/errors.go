@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/adi-bridge/adi/internal/errkind"
+	"github.com/adi-bridge/adi/internal/wire"
 )
 
 // JSON-RPC error codes, named for the server's callers and tests. The table that says what each
@@ -36,25 +37,11 @@ var codeKinds = func() map[int]string {
 	return m
 }()
 
-// Error is a JSON-RPC error object. Message is one line: what is wrong and what to do.
-type Error struct {
-	Code    int        `json:"code"`
-	Message string     `json:"message"`
-	Data    *ErrorData `json:"data,omitempty"`
-}
+// Error is a JSON-RPC error object (package wire's, which clients decode without this package).
+type Error = wire.Error
 
 // ErrorData is the data member of every error adi sends.
-type ErrorData struct {
-	Kind string `json:"kind"`
-	// Valid lists what would have been accepted (method names, param names), when that helps.
-	Valid []string `json:"valid,omitempty"`
-}
-
-// Error returns the message.
-func (e *Error) Error() string { return e.Message }
-
-// Kind returns the error's kind word ("not_found", ...).
-func (e *Error) Kind() string { return errkind.ByRPC(e.Code).Name() }
+type ErrorData = wire.ErrorData
 
 // newError returns an error with the given code and a formatted one-line message.
 func newError(code int, format string, a ...any) *Error {

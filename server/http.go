@@ -4,10 +4,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/gorilla/websocket"
 
 	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/internal/wire"
 )
 
 // routes returns the server's HTTP handler:
@@ -80,7 +82,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 // FaceHeader names the face whose words a client of /api/rpc shows adi's messages in: "cli" for
 // the bash CLI (`adi live break`, --keep); without it, the JSON-RPC names (live.set_breakpoint,
 // keep).
-const FaceHeader = "X-Adi-Face"
+const FaceHeader = wire.FaceHeader
 
 // FaceOf returns the face a request asks for with FaceHeader (the JSON-RPC API's by default).
 func FaceOf(r *http.Request) faces.Face {
@@ -121,5 +123,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	// With its length the answer goes out in one piece, not chunked (the CLI reads it so).
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	_, _ = w.Write(out)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/internal/wire"
 	"github.com/adi-bridge/adi/probe"
 )
 
@@ -32,21 +33,8 @@ func init() {
 // outputTail bounds the target output a RunInfo carries; the tail is kept.
 const outputTail = 8 << 10
 
-// RunInfo describes a session's recording run.
-type RunInfo struct {
-	ExitCode  int    `json:"exit_code"`
-	TimedOut  bool   `json:"timed_out"`
-	Stdout    string `json:"stdout"`
-	Stderr    string `json:"stderr"`
-	ElapsedMS int64  `json:"elapsed_ms"`
-	Frames    int    `json:"frames"`
-	Partial   bool   `json:"partial"`
-	// Tests counts the tests by how they ended, for a test target (pytest, unittest).
-	Tests *adi.TestCounts `json:"tests,omitempty"`
-	// TimeLimitMS is set when the run was stopped at its time limit (that limit): the recording
-	// ends there.
-	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
-}
+// RunInfo describes a session's recording run (package wire's, which clients decode).
+type RunInfo = wire.RunInfo
 
 func runInfo(s *bridge.Session) RunInfo {
 	r := s.Base()

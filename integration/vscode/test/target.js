@@ -43,7 +43,7 @@ class Target {
 async function startBridge() {
   const bin = process.env.ADI_BIN;
   if (!bin) {
-    throw new Error('ADI_BIN is not set: build adi (go build -o bin/adi ./cmd/adi) and set ADI_BIN=bin/adi');
+    throw new Error('ADI_BIN is not set: build adi (make build: bin/adi and bin/adi-server beside it) and set ADI_BIN=bin/adi');
   }
   const args = ['dap', '--listen', '127.0.0.1:0', '--python', PYTHON];
   if (process.env.ADI_TEST_TRACE) {

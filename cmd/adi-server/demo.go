@@ -12,10 +12,6 @@ import (
 	"github.com/adi-bridge/adi/internal/faces"
 )
 
-func init() {
-	commands["demo"] = command{summary: "investigate the bundled buggy program (orders.py) with ADI", run: runDemo}
-}
-
 // demoSteps is the investigation `adi demo` shows: the paper's loop on a silent wrong result. cmd
 // is the ADI command line the demo runs; shell is the same command as typed in bash, which the
 // CLI answers the same way in the demo's directory (the README shows these lines, and its test
@@ -44,31 +40,31 @@ func runDemo(ctx context.Context, g *globals, args []string) error {
 	if err := os.WriteFile(filepath.Join(dir, "orders.py"), examples.Orders, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(g.stdout, "$ adi: recording `python orders.py` (the bundled example, in %s)\n", dir)
-	s, err := bridge.NewSession(ctx, bridge.Options{Command: "python orders.py", Dir: dir, Python: g.python},
+	fmt.Fprintf(g.Stdout, "$ adi: recording `python orders.py` (the bundled example, in %s)\n", dir)
+	s, err := bridge.NewSession(ctx, bridge.Options{Command: "python orders.py", Dir: dir, Python: g.Python},
 		bridge.SessionConfig{ID: "demo", Dir: filepath.Join(dir, ".adi"), Log: g.log})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	base := s.Base()
-	fmt.Fprintf(g.stdout, "target printed: %s", base.Stdout)
-	fmt.Fprintf(g.stdout, "recorded %d calls in %v\n", s.Trace().Len(), base.Elapsed.Round(1e6))
+	fmt.Fprintf(g.Stdout, "target printed: %s", base.Stdout)
+	fmt.Fprintf(g.Stdout, "recorded %d calls in %v\n", s.Trace().Len(), base.Elapsed.Round(1e6))
 	for _, st := range demoSteps {
 		cmd, err := adi.ParseCommand(st.cmd)
 		if err != nil {
 			return err
 		}
 		if st.why != "" {
-			fmt.Fprintf(g.stdout, "\n# %s\n", st.why)
+			fmt.Fprintf(g.Stdout, "\n# %s\n", st.why)
 		}
-		fmt.Fprintf(g.stdout, "\n$ adi %s\n", st.shell)
+		fmt.Fprintf(g.Stdout, "\n$ adi %s\n", st.shell)
 		ans, err := s.Do(ctx, cmd, adi.TextOptions{})
 		if err != nil {
 			return err
 		}
-		fmt.Fprint(g.stdout, faces.CLI.Render(ans.Text))
+		fmt.Fprint(g.Stdout, faces.CLI.Render(ans.Text))
 	}
-	fmt.Fprintln(g.stdout, "\n# Found it: bulk_rate uses `qty > BULK_QUANTITY` where the rule is \"10 or more\" (>=).")
+	fmt.Fprintln(g.Stdout, "\n# Found it: bulk_rate uses `qty > BULK_QUANTITY` where the rule is \"10 or more\" (>=).")
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-
-	"github.com/adi-bridge/adi/cli"
 )
 
 // `adi live SUBCOMMAND`: live mode from bash. Each subcommand is one call of a live.* method on
@@ -47,9 +45,9 @@ var liveSubs = map[string]liveSub{
 var liveAliases = map[string]string{"set_breakpoint": "break", "set-breakpoint": "break", "b": "break", "c": "continue",
 	"cont": "continue", "i": "interact", "exec": "interact", "bt": "stack", "w": "where", "sessions": "list"}
 
-func runLive(ctx context.Context, g *globals, args []string) error {
+func runLive(ctx context.Context, g *Globals, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		liveUsage(g.stdout)
+		liveUsage(g.Stdout)
 		return nil
 	}
 	name := args[0]
@@ -58,26 +56,26 @@ func runLive(ctx context.Context, g *globals, args []string) error {
 	}
 	sub, ok := liveSubs[name]
 	if !ok {
-		return usageError("adi: unknown live command %q; run `adi live help` for the list", args[0])
+		return UsageError("adi: unknown live command %q; run `adi live help` for the list", args[0])
 	}
-	fs := newFlags("live "+name, sub.usage, g)
+	fs := NewFlags("live "+name, sub.usage, g)
 	live := fs.String("live", os.Getenv("ADI_LIVE"), "the live session (default $ADI_LIVE, else the last one adi live start opened here)")
 	asJSON := fs.Bool("json", false, "print the JSON answer instead of the text")
 	finish := sub.build(fs)
-	pos, err := parse(fs, g, args[1:])
+	pos, err := Parse(fs, g, args[1:])
 	if err != nil {
 		return err
 	}
 	params, err := finish(pos)
 	if err != nil {
-		return usageError("adi: live %s: %v; usage: adi live %s %s", name, err, name, sub.usage)
+		return UsageError("adi: live %s: %v; usage: adi live %s %s", name, err, name, sub.usage)
 	}
 	env, err := cliEnv(g)
 	if err != nil {
 		return err
 	}
-	inv := cli.LiveInvocation{Name: name, Method: sub.method, Params: params, Live: *live, JSON: *asJSON}
-	if code := cli.Live(ctx, env, inv); code != 0 {
+	inv := LiveInvocation{Name: name, Method: sub.method, Params: params, Live: *live, JSON: *asJSON}
+	if code := Live(ctx, env, inv); code != 0 {
 		return exitCode(code)
 	}
 	return nil

@@ -8,12 +8,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/cli"
 	"github.com/adi-bridge/adi/mcpserver"
 )
-
-func init() {
-	commands["mcp"] = command{summary: "serve ADI as MCP tools on stdin/stdout (for MCP clients)", run: runMCP}
-}
 
 func runMCP(ctx context.Context, g *globals, args []string) error {
 	fs := newFlags("mcp", "[--idle-timeout 30m]", g)
@@ -23,14 +20,14 @@ func runMCP(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError("adi: mcp takes no arguments (got %q); run `adi mcp -h`", pos[0])
+		return cli.UsageError("adi: mcp takes no arguments (got %q); run `adi mcp -h`", pos[0])
 	}
 	mgr, err := bridge.NewManager(bridge.ManagerConfig{IdleTimeout: *idle, Log: g.log.Named("sessions")})
 	if err != nil {
 		return err
 	}
 	defer mgr.Shutdown()
-	srv := mcpserver.New(mcpserver.Config{Manager: mgr, Python: g.python, Version: version, Log: g.log.Named("mcp")})
+	srv := mcpserver.New(mcpserver.Config{Manager: mgr, Python: g.Python, Version: cli.Version, Log: g.log.Named("mcp")})
 	err = srv.Run(ctx, &mcp.StdioTransport{})
 	if err != nil && (errors.Is(err, context.Canceled) || ctx.Err() != nil) {
 		return nil // a signal ended it

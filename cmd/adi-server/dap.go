@@ -9,14 +9,11 @@ import (
 	"time"
 
 	"github.com/adi-bridge/adi/bridge"
+	"github.com/adi-bridge/adi/cli"
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/dapproxy"
 	"github.com/adi-bridge/adi/server"
 )
-
-func init() {
-	commands["dap"] = command{summary: "debug adapter for editors: forwards to debugpy and records the run", run: runDAP}
-}
 
 // dapFinishWait bounds how long `adi dap` waits, when it ends, for the recordings of finished
 // runs (the FLTs of the frames the editor stopped in).
@@ -33,12 +30,12 @@ func runDAP(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError("adi: dap takes no arguments (got %q); run `adi dap -h`", pos[0])
+		return cli.UsageError("adi: dap takes no arguments (got %q); run `adi dap -h`", pos[0])
 	}
 	if *listen != "" && !*allowRemote && !server.LoopbackAddr(*listen) {
-		return usageError("adi: --listen %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", *listen)
+		return cli.UsageError("adi: --listen %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", *listen)
 	}
-	py, err := dap.FindPython(ctx, g.python)
+	py, err := dap.FindPython(ctx, g.Python)
 	if err != nil {
 		return err
 	}
@@ -51,7 +48,7 @@ func runDAP(ctx context.Context, g *globals, args []string) error {
 		defer mgr.Shutdown()
 		cfg.Manager = mgr
 		cfg.OnSession = func(id, dir string) {
-			fmt.Fprintf(g.stderr, "adi dap: recording the editor's run as session %s (%s)\n", id, dir)
+			fmt.Fprintf(g.Stderr, "adi dap: recording the editor's run as session %s (%s)\n", id, dir)
 		}
 	}
 	srv, err := dapproxy.NewServer(cfg)
@@ -64,7 +61,7 @@ func runDAP(ctx context.Context, g *globals, args []string) error {
 		if err != nil {
 			return fmt.Errorf("adi: cannot listen at %s: %w", *listen, err)
 		}
-		fmt.Fprintf(g.stdout, "adi dap listening at %s\n", ln.Addr())
+		fmt.Fprintf(g.Stdout, "adi dap listening at %s\n", ln.Addr())
 		return srv.Serve(ctx, ln)
 	}
 	// Over stdio, stdout carries DAP: nothing else may be printed there. Child processes'
@@ -92,9 +89,9 @@ var _ io.Closer = stdioCloser{}
 // editors' adi/ requests. It returns a function that stops it.
 func serveDAP(ctx context.Context, g *globals, mgr *bridge.Manager, h *server.Handler, addr string, allowRemote bool) (func(), error) {
 	if !allowRemote && !server.LoopbackAddr(addr) {
-		return nil, usageError("adi: --dap %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", addr)
+		return nil, cli.UsageError("adi: --dap %s is not a loopback address; DAP has no authentication: use 127.0.0.1:PORT, or add --allow-remote", addr)
 	}
-	py, err := dap.FindPython(ctx, g.python)
+	py, err := dap.FindPython(ctx, g.Python)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +104,7 @@ func serveDAP(ctx context.Context, g *globals, mgr *bridge.Manager, h *server.Ha
 	if err != nil {
 		return nil, fmt.Errorf("adi: cannot listen for DAP at %s: %w", addr, err)
 	}
-	fmt.Fprintf(g.stdout, "adi dap listening at %s\n", ln.Addr())
+	fmt.Fprintf(g.Stdout, "adi dap listening at %s\n", ln.Addr())
 	go func() { _ = srv.Serve(ctx, ln) }()
 	return func() {
 		_ = ln.Close()

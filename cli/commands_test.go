@@ -1,8 +1,9 @@
-package main
+package cli
 
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func runLine(t *testing.T, args ...string) (int, string, string) {
 	t.Setenv("ADI_STATE_DIR", t.TempDir())
 	t.Setenv("ADI_SESSION", "")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), args, &out, &errb)
+	code := Main(context.Background(), args, &out, &errb, Options{})
 	return code, out.String(), errb.String()
 }
 
@@ -93,4 +94,34 @@ func TestCLIPeerFlagsAccepted(t *testing.T) {
 	code, _, errText := runLine(t, "sessions", "-t", "3", "extra")
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "adi: sessions takes no arguments\n", errText, "-t is accepted; the argument is not")
+}
+
+// TestMainForwardsServerCommands checks the split between the binaries: a command of the full
+// binary is run by Options.Commands when it has it, else handed to Options.Forward with the whole
+// argument list; the help lists both kinds.
+func TestMainForwardsServerCommands(t *testing.T) {
+	var forwarded []string
+	opts := Options{Forward: func(args []string) error { forwarded = args; return &ExitError{Code: 3, Err: errors.New("adi: gone")} }}
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"serve", "--listen", "127.0.0.1:0"}, &out, &errb, opts)
+	assert.Equal(t, 3, code)
+	assert.Equal(t, []string{"serve", "--listen", "127.0.0.1:0"}, forwarded)
+	assert.Equal(t, "adi: gone\n", errb.String())
+
+	ran := false
+	opts.Commands = map[string]RunFunc{"serve": func(ctx context.Context, g *Globals, args []string) error {
+		ran = true
+		assert.Equal(t, []string{"-x"}, args)
+		return nil
+	}}
+	forwarded = nil
+	assert.Equal(t, 0, Main(context.Background(), []string{"serve", "-x"}, &out, &errb, opts))
+	assert.True(t, ran)
+	assert.Nil(t, forwarded)
+
+	out.Reset()
+	assert.Equal(t, 0, Main(context.Background(), []string{"help"}, &out, &errb, Options{}))
+	for _, n := range append(ServerCommands(), "continue", "live", "version") {
+		assert.Contains(t, out.String(), "\n  "+n+" ", n)
+	}
 }

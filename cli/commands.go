@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/adi-bridge/adi/adi"
-	"github.com/adi-bridge/adi/bridge"
-	"github.com/adi-bridge/adi/cli"
+	"github.com/adi-bridge/adi/internal/statedir"
 )
 
 // The peer-compatible commands for agents with only bash. Each takes the target command first
@@ -21,7 +20,7 @@ import (
 // own arguments; without it, the command runs on the last session of the state directory.
 func init() {
 	add := func(name, usage, summary string, build cliBuilder) {
-		commands[name] = command{summary: summary, run: func(ctx context.Context, g *globals, args []string) error {
+		commands[name] = command{summary: summary, run: func(ctx context.Context, g *Globals, args []string) error {
 			return runCLI(ctx, g, name, usage, build, args)
 		}}
 	}
@@ -45,7 +44,7 @@ func init() {
 
 // cliBuilder declares a command's own flags and returns the function that turns the positional
 // arguments (after the target) into calls.
-type cliBuilder func(fs *flag.FlagSet) func(args []string) ([]cli.Call, error)
+type cliBuilder func(fs *flag.FlagSet) func(args []string) ([]Call, error)
 
 // cliFlags are the flags every CLI command takes.
 type cliFlags struct {
@@ -79,33 +78,33 @@ func (f *cliFlags) register(fs *flag.FlagSet, name string) {
 	fs.BoolVar(&f.allowExternal, "allow-external", false, "record the standard-library or site-packages file a FILE:FUNC argument names, so it can be targeted (needs CMD; the target is recorded again)")
 }
 
-func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilder, args []string) error {
-	fs := newFlags(name, usage, g)
+func runCLI(ctx context.Context, g *Globals, name, usage string, build cliBuilder, args []string) error {
+	fs := NewFlags(name, usage, g)
 	var cf cliFlags
 	cf.register(fs, name)
 	finish := build(fs)
-	pos, err := parse(fs, g, args)
+	pos, err := Parse(fs, g, args)
 	if err != nil {
 		return err
 	}
 	if cf.timeout < 0 {
-		return usageError("adi: %s: -t/--timeout takes seconds from 1 (got %d)", name, cf.timeout)
+		return UsageError("adi: %s: -t/--timeout takes seconds from 1 (got %d)", name, cf.timeout)
 	}
-	inv := cli.Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second, NoSeed: cf.noSeed}
+	inv := Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second, NoSeed: cf.noSeed}
 	if len(pos) > 0 && strings.ContainsAny(strings.TrimSpace(pos[0]), " \t") {
 		inv.Target, pos = pos[0], pos[1:]
 	}
 	if inv.Target == "" {
 		if msg := missingTarget(name, pos); msg != "" {
-			return usageError("adi: %s: %s", name, msg)
+			return UsageError("adi: %s: %s", name, msg)
 		}
 	}
 	if inv.Calls, err = finish(pos); err != nil {
 		var one *oneLineError
 		if errors.As(err, &one) {
-			return usageError("adi: %s: %v", name, err)
+			return UsageError("adi: %s: %v", name, err)
 		}
-		return usageError("adi: %s: %v; usage: adi %s %s", name, err, name, usage)
+		return UsageError("adi: %s: %v; usage: adi %s %s", name, err, name, usage)
 	}
 	if cf.allowExternal {
 		dir, err := os.Getwd()
@@ -113,7 +112,7 @@ func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilde
 			return err
 		}
 		if inv.Include, err = external(name, dir, inv); err != nil {
-			return usageError("adi: %s: %v", name, err)
+			return UsageError("adi: %s: %v", name, err)
 		}
 	}
 	for _, c := range inv.Calls {
@@ -128,25 +127,25 @@ func runCLI(ctx context.Context, g *globals, name, usage string, build cliBuilde
 	if err != nil {
 		return err
 	}
-	if code := cli.Run(ctx, env, inv); code != 0 {
-		return exitCode(code) // cli.Run has printed the error
+	if code := Run(ctx, env, inv); code != 0 {
+		return exitCode(code) // Run has printed the error
 	}
 	return nil
 }
 
-// cliEnv describes this process to package cli.
-func cliEnv(g *globals) (*cli.Env, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
+// cliEnv describes this process to the daemon client (Run, Live, Sessions, Stop).
+func cliEnv(g *Globals) (*Env, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return &cli.Env{StateDir: bridge.StateDir(), Exe: exe, Dir: dir, Environ: os.Environ(), Python: g.python,
-		LogLevel: g.logLevel, IdleTimeout: envDuration("ADI_IDLE_TIMEOUT", 30*time.Minute),
-		DaemonIdle: envDuration("ADI_DAEMON_IDLE", 5*time.Minute), Stdout: g.stdout, Stderr: g.stderr}, nil
+	server := os.Executable
+	if g.opts != nil && g.opts.Server != nil {
+		server = g.opts.Server
+	}
+	return &Env{StateDir: statedir.Dir(), Server: server, Dir: dir, Environ: os.Environ(), Python: g.Python,
+		LogLevel: g.LogLevel, IdleTimeout: envDuration("ADI_IDLE_TIMEOUT", 30*time.Minute),
+		DaemonIdle: envDuration("ADI_DAEMON_IDLE", 5*time.Minute), Stdout: g.Stdout, Stderr: g.Stderr}, nil
 }
 
 func envDuration(key string, def time.Duration) time.Duration {
@@ -172,15 +171,15 @@ func checkRef(s string, frame bool) error {
 func usageErrorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
 // exitCode ends adi with code after package cli has printed what went wrong.
-func exitCode(code int) error { return &exitError{code: code, err: errors.New("")} }
+func exitCode(code int) error { return &ExitError{Code: code, Err: errors.New("")} }
 
 func bare(method string) cliBuilder {
-	return func(*flag.FlagSet) func([]string) ([]cli.Call, error) {
-		return func(args []string) ([]cli.Call, error) {
+	return func(*flag.FlagSet) func([]string) ([]Call, error) {
+		return func(args []string) ([]Call, error) {
 			if len(args) > 0 {
 				return nil, usageErrorf("unexpected argument %q (a target command needs quotes: \"python t.py\")", args[0])
 			}
-			return []cli.Call{{Method: method, Params: map[string]any{}}}, nil
+			return []Call{{Method: method, Params: map[string]any{}}}, nil
 		}
 	}
 }
@@ -188,14 +187,14 @@ func bare(method string) cliBuilder {
 // bareView is bare for the navigation commands, which show an FLT and so take the view flags;
 // continue also refuses --if-eval-lineno, which belongs to a breakpoint.
 func bareView(method string) cliBuilder {
-	return func(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+	return func(fs *flag.FlagSet) func([]string) ([]Call, error) {
 		v := viewFlags(fs)
 		line := 0
 		if method == "adi.continue" {
 			fs.IntVar(&line, "if-eval-lineno", 0, "not taken here: the line belongs to the breakpoint (adi break FUNC --cond EXPR --if-eval-lineno L)")
 		}
 		finish := bare(method)(fs)
-		return func(args []string) ([]cli.Call, error) {
+		return func(args []string) ([]Call, error) {
 			if line != 0 {
 				return nil, oneLinef("--if-eval-lineno belongs to the breakpoint, which keeps it: adi break FUNC --cond EXPR --if-eval-lineno %d, then adi continue", line)
 			}
@@ -264,7 +263,7 @@ func oneLinef(format string, a ...any) error { return &oneLineError{fmt.Sprintf(
 
 // external lists the files --allow-external adds to the recording: those the command's
 // FILE:FUNC arguments name that are not user code (library files, files outside dir).
-func external(name, dir string, inv cli.Invocation) ([]string, error) {
+func external(name, dir string, inv Invocation) ([]string, error) {
 	var refs, files []string
 	for _, c := range inv.Calls {
 		for _, k := range []string{"func", "frame", "a", "b"} {
@@ -347,13 +346,13 @@ func codeFile(file, what string) (string, error) {
 	return string(b), nil
 }
 
-func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildBreak(fs *flag.FlagSet) func([]string) ([]Call, error) {
 	flagCond := condFlag(fs, "condition on the arguments (or _return at exit), e.g. 'rate > 0'")
 	onEntry := fs.Bool("on-entry", false, "check the condition at the function's entry, with its arguments (the default unless it mentions _return or _exception)")
 	onReturn := fs.Bool("on-return", false, "check the condition at the function's exit, with _return (the returned value) and _exception bound")
 	line := fs.Int("if-eval-lineno", 0, "check the condition each time line L of the function starts, with its locals then (a way to break mid-function)")
 	v := viewFlags(fs)
-	return func(args []string) ([]cli.Call, error) {
+	return func(args []string) ([]Call, error) {
 		if len(args) == 0 {
 			return nil, usageErrorf("the function is missing")
 		}
@@ -386,12 +385,12 @@ func buildBreak(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 		if err := v.apply(p); err != nil {
 			return nil, err
 		}
-		return []cli.Call{{Method: "adi.break", Params: p}}, nil
+		return []Call{{Method: "adi.break", Params: p}}, nil
 	}
 }
 
-func buildClear(*flag.FlagSet) func([]string) ([]cli.Call, error) {
-	return func(args []string) ([]cli.Call, error) {
+func buildClear(*flag.FlagSet) func([]string) ([]Call, error) {
+	return func(args []string) ([]Call, error) {
 		p := map[string]any{}
 		if len(args) > 0 {
 			if err := checkRef(args[0], false); err != nil {
@@ -402,13 +401,13 @@ func buildClear(*flag.FlagSet) func([]string) ([]cli.Call, error) {
 				p["cond"] = strings.Join(args[1:], " ")
 			}
 		}
-		return []cli.Call{{Method: "adi.clear", Params: p}}, nil
+		return []Call{{Method: "adi.clear", Params: p}}, nil
 	}
 }
 
-func buildStepInto(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildStepInto(fs *flag.FlagSet) func([]string) ([]Call, error) {
 	v := viewFlags(fs)
-	return func(args []string) ([]cli.Call, error) {
+	return func(args []string) ([]Call, error) {
 		if len(args) != 1 {
 			return nil, usageErrorf("it takes one frame, e.g. bulk_rate#3")
 		}
@@ -416,14 +415,14 @@ func buildStepInto(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 			return nil, err
 		}
 		p := map[string]any{"frame": args[0]}
-		return []cli.Call{{Method: "adi.step_into", Params: p}}, v.apply(p)
+		return []Call{{Method: "adi.step_into", Params: p}}, v.apply(p)
 	}
 }
 
-func buildCallTree(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildCallTree(fs *flag.FlagSet) func([]string) ([]Call, error) {
 	depth := fs.Int("depth", -1, fmt.Sprintf("levels of calls shown below the frame, from 1 (default %d)", adi.DefaultTreeDepth))
 	width := fs.Int("width", -1, fmt.Sprintf("children shown per call, from 1 (default %d)", adi.DefaultTreeWidth))
-	return func(args []string) ([]cli.Call, error) {
+	return func(args []string) ([]Call, error) {
 		if *depth == 0 || *depth < -1 {
 			return nil, oneLinef("--depth takes a number of levels from 1 (1 shows the frame's direct calls), not %d; without it: %d", *depth, adi.DefaultTreeDepth)
 		}
@@ -440,18 +439,18 @@ func buildCallTree(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 		if *width > 0 {
 			p["width"] = *width
 		}
-		return []cli.Call{{Method: "adi.call_tree", Params: p}}, nil
+		return []Call{{Method: "adi.call_tree", Params: p}}, nil
 	}
 }
 
-func buildListFrames(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildListFrames(fs *flag.FlagSet) func([]string) ([]Call, error) {
 	caller := fs.String("caller", "", "keep the frames whose caller's fid or file contains this text")
 	limit := fs.Int("limit", 0, "list at most this many frames")
-	return func(args []string) ([]cli.Call, error) {
+	return func(args []string) ([]Call, error) {
 		if len(args) == 0 {
 			return nil, usageErrorf("the function is missing")
 		}
-		var calls []cli.Call
+		var calls []Call
 		for _, a := range args {
 			if err := checkRef(a, false); err != nil {
 				return nil, err
@@ -463,14 +462,14 @@ func buildListFrames(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 			if *limit > 0 {
 				p["limit"] = *limit
 			}
-			calls = append(calls, cli.Call{Method: "adi.list_frames", Params: p})
+			calls = append(calls, Call{Method: "adi.list_frames", Params: p})
 		}
 		return calls, nil
 	}
 }
 
-func buildDiff(*flag.FlagSet) func([]string) ([]cli.Call, error) {
-	return func(args []string) ([]cli.Call, error) {
+func buildDiff(*flag.FlagSet) func([]string) ([]Call, error) {
+	return func(args []string) ([]Call, error) {
 		if len(args) != 2 {
 			return nil, usageErrorf("it takes two frames")
 		}
@@ -479,7 +478,7 @@ func buildDiff(*flag.FlagSet) func([]string) ([]cli.Call, error) {
 				return nil, err
 			}
 		}
-		return []cli.Call{{Method: "adi.diff", Params: map[string]any{"a": args[0], "b": args[1]}}}, nil
+		return []Call{{Method: "adi.diff", Params: map[string]any{"a": args[0], "b": args[1]}}}, nil
 	}
 }
 
@@ -499,18 +498,18 @@ func optionalFrame(args []string) (map[string]any, error) {
 	return p, nil
 }
 
-func buildFLT(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildFLT(fs *flag.FlagSet) func([]string) ([]Call, error) {
 	v := viewFlags(fs)
-	return func(args []string) ([]cli.Call, error) {
+	return func(args []string) ([]Call, error) {
 		p, err := optionalFrame(args)
 		if err != nil {
 			return nil, err
 		}
-		return []cli.Call{{Method: "adi.flt", Params: p}}, v.apply(p)
+		return []Call{{Method: "adi.flt", Params: p}}, v.apply(p)
 	}
 }
 
-func buildExec(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
+func buildExec(fs *flag.FlagSet) func([]string) ([]Call, error) {
 	var stmt, file string
 	var line, visit int
 	fs.StringVar(&stmt, "s", "", "the statement to run in the frame")
@@ -523,7 +522,7 @@ func buildExec(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 		fs.IntVar(&visit, n, 0, "which arrival at the line (default 1)")
 	}
 	then := fs.Bool("then-continue", false, "afterwards let the program run to its end and report how the frame and the program ended")
-	return func(args []string) ([]cli.Call, error) {
+	return func(args []string) ([]Call, error) {
 		if len(args) == 0 {
 			return nil, usageErrorf("the frame is missing")
 		}
@@ -556,7 +555,7 @@ func buildExec(fs *flag.FlagSet) func([]string) ([]cli.Call, error) {
 		if *then {
 			p["then_continue"] = true
 		}
-		return []cli.Call{{Method: "adi.execute", Params: p}}, nil
+		return []Call{{Method: "adi.execute", Params: p}}, nil
 	}
 }
 
@@ -567,42 +566,42 @@ func timeoutFlags(fs *flag.FlagSet) {
 	fs.IntVar(&t, "t", 0, "short for --timeout")
 }
 
-func runSessions(ctx context.Context, g *globals, args []string) error {
-	fs := newFlags("sessions", "[--json]", g)
+func runSessions(ctx context.Context, g *Globals, args []string) error {
+	fs := NewFlags("sessions", "[--json]", g)
 	asJSON := fs.Bool("json", false, "print the JSON list")
 	timeoutFlags(fs)
-	pos, err := parse(fs, g, args)
+	pos, err := Parse(fs, g, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError("adi: sessions takes no arguments")
+		return UsageError("adi: sessions takes no arguments")
 	}
 	env, err := cliEnv(g)
 	if err != nil {
 		return err
 	}
-	if code := cli.Sessions(ctx, env, *asJSON); code != 0 {
+	if code := Sessions(ctx, env, *asJSON); code != 0 {
 		return exitCode(code)
 	}
 	return nil
 }
 
-func runStop(ctx context.Context, g *globals, args []string) error {
-	fs := newFlags("stop", "", g)
+func runStop(ctx context.Context, g *Globals, args []string) error {
+	fs := NewFlags("stop", "", g)
 	timeoutFlags(fs)
-	pos, err := parse(fs, g, args)
+	pos, err := Parse(fs, g, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError("adi: stop takes no arguments")
+		return UsageError("adi: stop takes no arguments")
 	}
 	env, err := cliEnv(g)
 	if err != nil {
 		return err
 	}
-	if code := cli.Stop(ctx, env); code != 0 {
+	if code := Stop(ctx, env); code != 0 {
 		return exitCode(code)
 	}
 	return nil

@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/cli"
 	"github.com/adi-bridge/adi/server"
 )
-
-func init() {
-	commands["serve"] = command{summary: "serve the JSON-RPC API over WebSocket and HTTP (prints its address and token)", run: runServe}
-}
 
 // viewer serves the browser viewer at "/"; the viewer's own wiring sets it. nil serves none.
 var viewer http.Handler
@@ -33,14 +31,14 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError("adi: serve takes no arguments (got %q); run `adi serve -h`", pos[0])
+		return cli.UsageError("adi: serve takes no arguments (got %q); run `adi serve -h`", pos[0])
 	}
 	if err := server.CheckListen(*listen, *allowRemote); err != nil {
-		return &exitError{code: 2, err: err}
+		return &cli.ExitError{Code: 2, Err: err}
 	}
 	if *token != "" {
 		if err := server.CheckToken(*token); err != nil {
-			return &exitError{code: 2, err: err}
+			return &cli.ExitError{Code: 2, Err: err}
 		}
 	}
 	mgr, err := bridge.NewManager(bridge.ManagerConfig{IdleTimeout: *idle, Log: g.log.Named("sessions")})
@@ -49,11 +47,15 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 	}
 	defer mgr.Shutdown()
 	srv, err := server.Start(server.Config{Listen: *listen, AllowRemote: *allowRemote, Token: *token, Manager: mgr,
-		Python: g.python, Static: viewer, ExitWhenIdle: *exitIdle, Log: g.log.Named("server")})
+		Python: g.Python, Static: viewer, ExitWhenIdle: *exitIdle, Log: g.log.Named("server")})
 	if err != nil {
 		return err
 	}
 	if *stateFile != "" {
+		// The CLI that starts this daemon reads the first two lines below and may exit before the
+		// others are written: a write to its closed pipe must fail, not kill the daemon with
+		// SIGPIPE (Go's default for stdout) while it serves the CLI's call.
+		signal.Ignore(syscall.SIGPIPE)
 		info := cli.DaemonInfo{URL: srv.URL(), Token: srv.Token(), PID: os.Getpid()}
 		if err := cli.WriteDaemonInfo(*stateFile, info); err != nil {
 			_ = srv.Close(context.Background())
@@ -61,12 +63,12 @@ func runServe(ctx context.Context, g *globals, args []string) error {
 		}
 		defer cli.RemoveDaemonInfo(*stateFile, os.Getpid())
 	}
-	fmt.Fprintf(g.stdout, "adi listening at %s\n", srv.URL())
-	fmt.Fprintf(g.stdout, "adi token %s\n", srv.Token())
+	fmt.Fprintf(g.Stdout, "adi listening at %s\n", srv.URL())
+	fmt.Fprintf(g.Stdout, "adi token %s\n", srv.Token())
 	if viewer != nil {
-		fmt.Fprintf(g.stdout, "adi viewer %s/#token=%s\n", srv.URL(), srv.Token())
+		fmt.Fprintf(g.Stdout, "adi viewer %s/#token=%s\n", srv.URL(), srv.Token())
 	}
-	if f, ok := g.stdout.(interface{ Sync() error }); ok {
+	if f, ok := g.Stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}
 	if *dapListen != "" {
