@@ -63,6 +63,14 @@ E_FRAME, E_IDX, E_INFO, E_STEP, E_EXC, E_N, E_EXC_AT, E_CALLER, E_LINE, E_ARGS, 
 FAST, SLOW, WRITTEN = 0, 1, 2  # E_STATE values
 TRACE, PROFILE, MONITOR = "trace", "profile", "monitor"  # how a thread's hooks receive events
 
+# T's text for an argument or return value of an invocation made while a module of the
+# program is being imported (a module body's own run included): most calls of a big library
+# happen then, few are looked at, and rendering their values cost more than the rest of the
+# recording (sympy: 0.3 s of 1.3 s). Ints, bools and None are still themselves; an FLT renders
+# its frame's values in full. Every run follows the same rule, so fingerprints agree.
+UNRENDERED = "<not rendered: during an import>"
+UNRENDERED_FP = "~import"
+
 _GEN_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _NEWLOCALS = 0x2  # every function's code has it; module and class bodies do not
 _FLUSH_MASK = 2047
@@ -73,7 +81,7 @@ _YIELD_REPORTS_NEXT = sys.version_info >= (3, 13)
 class CodeInfo:
     """What the recorder knows about one user code object."""
 
-    __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0", "getter",
+    __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0", "getter", "unrendered",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
                  "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test", "kind", "is_class",
                  "pending", "wgen", "wroot")
@@ -88,6 +96,8 @@ class CodeInfo:
         self.argnames = tuple(k.lstrip("*") for k in keys)
         self.nargs = len(keys)
         self.arg0 = self.argnames[0] if keys else None
+        # (reprs, fp) of an invocation during an import, whose values are not rendered
+        self.unrendered = ((UNRENDERED,) * len(keys), UNRENDERED_FP)
         # the arguments' values from f_locals in one C call: a tuple (two or more arguments)
         self.getter = itemgetter(*self.argnames) if len(keys) > 1 else None
         self.is_gen = bool(code.co_flags & _GEN_FLAGS)
@@ -615,11 +625,15 @@ class Recorder:
                 if (t is int and nsmall < a < addr_low) or t in raw:
                     a = (a,)  # the value itself (see E_ARGS); fp is "=" + its repr
                     fp = None
+                elif importing[0]:
+                    a, fp = info.unrendered  # during an import (see UNRENDERED)
                 else:
                     a, fp = args(info, (a,)) if info.budget else args_summary((a,))
             elif nargs == 0:
                 a = ()
                 fp = None
+            elif importing[0]:
+                a, fp = info.unrendered
             else:
                 loc = frame.f_locals
                 try:
@@ -699,6 +713,8 @@ class Recorder:
             if nargs == 0:
                 a = ()
                 fp = None
+            elif importing[0]:
+                a, fp = info.unrendered
             else:
                 loc = frame.f_locals
                 a, fp = args(info, [loc[k] if k in loc else _UNBOUND for k in info.argnames])
@@ -749,6 +765,8 @@ class Recorder:
                             info = e[E_INFO]
                             if (t is int and nbig < arg < big) or t in raw:
                                 r = arg
+                            elif importing[0]:
+                                r = UNRENDERED
                             else:
                                 r = objs_get(t) if info.render is summary else None  # summary(), inline
                                 if r is None:
@@ -803,8 +821,10 @@ class Recorder:
                 t = type(value)
                 if info.is_class:
                     r = "class " + info.code.co_name  # not the __class__ cell (CodeInfo.is_class)
+                elif (t is int and nbig < value < big) or t in raw:
+                    r = value
                 else:
-                    r = value if (t is int and nbig < value < big) or t in raw else info.render(value)
+                    r = UNRENDERED if importing[0] else info.render(value)
                 if e[E_STATE] == WRITTEN:
                     calls_append(("ret", idx, r))
                 else:
@@ -862,6 +882,8 @@ class Recorder:
                         info = e[E_INFO]
                         if (t is int and nbig < arg < big) or t in raw:
                             r = arg
+                        elif importing[0]:
+                            r = UNRENDERED
                         else:
                             r = objs_get(t) if info.render is summary else None
                             if r is None:
