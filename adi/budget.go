@@ -87,18 +87,36 @@ type chunk struct {
 
 func (d *doc) add(c chunk) { d.body = append(d.body, c) }
 
+// String writes the doc's lines, each ending with a newline, into one string sized first.
 func (d *doc) String() string {
-	var b strings.Builder
+	n := 0
 	for _, l := range d.head {
-		b.WriteString(l + "\n")
+		n += len(l) + 1
 	}
 	for _, c := range d.body {
 		for _, l := range c.lines {
-			b.WriteString(l + "\n")
+			n += len(l) + 1
 		}
 	}
 	for _, l := range d.foot {
-		b.WriteString(l + "\n")
+		n += len(l) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	line := func(l string) {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	for _, l := range d.head {
+		line(l)
+	}
+	for _, c := range d.body {
+		for _, l := range c.lines {
+			line(l)
+		}
+	}
+	for _, l := range d.foot {
+		line(l)
 	}
 	return b.String()
 }

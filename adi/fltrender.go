@@ -262,18 +262,27 @@ func (r *fltRenderer) fold(l *tloop, its []titer) {
 func (r *fltRenderer) step(i int) {
 	s := r.v.Steps[i]
 	s.Changes = r.o.watchedChanges(s.Changes)
-	text := strings.Split(s.Stmt, "\n")
+	stmt, rest, multi := strings.Cut(s.Stmt, "\n")
 	if s.Stmt == "" {
-		text = []string{"(source not available)"}
+		stmt = "(source not available)"
 	}
-	lines := []string{fmt.Sprintf("%*d | %s", r.width, s.Line, text[0])}
-	for _, cont := range text[1:] {
+	events := r.d.stepEvents(s)
+	lines := make([]string, 1, 1+len(events)+strings.Count(rest, "\n")+1)
+	// The line number right-aligned in the number column, as fmt's %*d writes it.
+	num := strconv.Itoa(s.Line)
+	if len(num) < r.width {
+		num = r.pad[:r.width-len(num)] + num
+	}
+	lines[0] = num + " | " + stmt
+	for multi {
+		var cont string
+		cont, rest, multi = strings.Cut(rest, "\n")
 		lines = append(lines, r.pad+" | "+cont)
 	}
 	if s.Test != nil {
 		lines[len(lines)-1] += testOutcome(*s.Test)
 	}
-	for _, sub := range r.d.stepEvents(s) {
+	for _, sub := range events {
 		lines = append(lines, r.pad+" |   "+sub)
 	}
 	r.doc.add(chunk{lines: lines, first: i + 1, last: i + 1})
@@ -290,22 +299,26 @@ func testOutcome(taken bool) string {
 // stepEvents lists what a step did, one item per change, call and event, in the order
 // resume, changes, calls, raise, yield.
 func (d detail) stepEvents(s StepView) []string {
-	var out []string
+	n := len(s.Changes) + len(s.Calls)
+	if n == 0 && !s.Resume && s.Raise == nil && s.Yield == nil {
+		return nil
+	}
+	out := make([]string, 0, n+3)
 	if s.Resume {
 		out = append(out, "▶ resumed")
 	}
 	for _, c := range s.Changes {
 		switch c.Kind {
 		case New:
-			out = append(out, fmt.Sprintf("+ %s = %s", c.Target(), d.val(c.New)))
+			out = append(out, "+ "+c.Name+c.Path+" = "+d.val(c.New))
 		case Deleted:
 			out = append(out, "- "+c.Target())
 		case Appended:
-			out = append(out, fmt.Sprintf("~ %s: appended %s", c.Target(), d.val(c.New)))
+			out = append(out, "~ "+c.Name+c.Path+": appended "+d.val(c.New))
 		case Same:
-			out = append(out, fmt.Sprintf("~ %s = %s (a new object, equal to the old)", c.Target(), d.val(c.New)))
+			out = append(out, "~ "+c.Name+c.Path+" = "+d.val(c.New)+" (a new object, equal to the old)")
 		default:
-			out = append(out, fmt.Sprintf("~ %s = %s (was %s)", c.Target(), d.val(c.New), d.val(c.Old)))
+			out = append(out, "~ "+c.Name+c.Path+" = "+d.val(c.New)+" (was "+d.val(c.Old)+")")
 		}
 	}
 	for _, c := range s.Calls {

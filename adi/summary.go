@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/adi-bridge/adi/internal/faces"
 )
@@ -130,13 +131,10 @@ func flat(v string) string { return strings.ReplaceAll(v, "\n", `\n`) }
 
 // short cuts v to limit characters (limit 0 means no limit), marking the cut with "…".
 func short(v string, limit int) string {
-	if limit <= 0 {
+	if limit <= 0 || utf8.RuneCountInString(v) <= limit {
 		return v
 	}
 	r := []rune(v)
-	if len(r) <= limit {
-		return v
-	}
 	return string(r[:limit-1]) + "…"
 }
 

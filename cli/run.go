@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,7 +154,7 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 				results = append(results, raw)
 				_ = json.Unmarshal(raw, &ans)
 			}
-		} else if err = rpc.call(ctx, c.Method, params, &ans); err == nil {
+		} else if err = callText(ctx, rpc, c.Method, params, &ans); err == nil {
 			texts = append(texts, ans.Text)
 		}
 		if err != nil {
@@ -175,6 +177,26 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// textOnlyParam asks an ADI method for its answer's text alone (server.TextOnlyParam): the
+// daemon then neither encodes nor sends the structured result, which the text mode never prints.
+const textOnlyParam = "text_only"
+
+// callText calls an ADI method for the text the CLI prints. A daemon older than textOnlyParam
+// refuses it as an unknown param before running anything; the call is then made again without
+// it, and that daemon answers as it always did.
+func callText(ctx context.Context, rpc *rpcClient, method string, params map[string]any, ans *answer) error {
+	params[textOnlyParam] = true
+	err := rpc.call(ctx, method, params, ans)
+	var we *wire.Error
+	if errors.As(err, &we) && we.Code == errkind.InvalidParams.RPC() && we.Data != nil && len(we.Data.Valid) > 0 &&
+		!slices.Contains(we.Data.Valid, textOnlyParam) && strings.Contains(we.Message, strconv.Quote(textOnlyParam)) {
+		delete(params, textOnlyParam)
+		*ans = answer{}
+		err = rpc.call(ctx, method, params, ans)
+	}
+	return err
 }
 
 // chooseSession picks the session: --session/$ADI_SESSION ("live": the last live session started

@@ -63,6 +63,27 @@ func TestServerAgreesWithAPIDocs(t *testing.T) {
 		assert.JSONEq(t, `{"jsonrpc":"2.0","id":2,"result":{"command":"list","text":"Breakpoints: none. Set one with: adi.break func [cond]\n","result":{"breakpoints":[]},"target_failed":false}}`, body)
 	})
 
+	t.Run("text_only answers the same text without the result", func(t *testing.T) {
+		status, full := postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":10,"method":"adi.flt","params":{"session":"demo","frame":"bulk_rate#3"}}`)
+		require.Equal(t, http.StatusOK, status, full)
+		res := rpcResult(t, full)
+		require.Contains(t, res, "result", "without text_only the structured result is there")
+		var text string
+		require.NoError(t, json.Unmarshal(res["text"], &text))
+		assert.Equal(t, fltBulkRate3, text)
+		status, body := postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":11,"method":"adi.flt","params":{"session":"demo","frame":"bulk_rate#3","text_only":true}}`)
+		require.Equal(t, http.StatusOK, status, body)
+		want, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 11, "result": map[string]any{"command": "flt", "text": fltBulkRate3, "target_failed": false}})
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), body)
+		status, body = postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":12,"method":"adi.list","params":{"session":"demo","text_only":true}}`)
+		require.Equal(t, http.StatusOK, status, body)
+		assert.JSONEq(t, `{"jsonrpc":"2.0","id":12,"result":{"command":"list","text":"Breakpoints: none. Set one with: adi.break func [cond]\n","target_failed":false}}`, body)
+		status, body = postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":13,"method":"session.get","params":{"session":"demo","text_only":true}}`)
+		require.Equal(t, http.StatusOK, status, body)
+		assert.Contains(t, body, `"message":"session.get: unknown param \"text_only\"`, "only the ADI methods take it")
+	})
+
 	t.Run("the documented unknown-param example", func(t *testing.T) {
 		const message = `adi.step_into: unknown param "fram"; it takes {session, frame, budget?, watch?, loop?, loop_index?, steps?}`
 		status, body := postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":3,"method":"adi.step_into","params":{"session":"demo","fram":"bulk_rate#3"}}`)

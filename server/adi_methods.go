@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/adi-bridge/adi/adi"
-	"github.com/adi-bridge/adi/bridge"
 )
 
 // Every ADI method takes a session (and an optional text budget) and answers with
@@ -76,16 +75,16 @@ func init() {
 			func(*params) adi.Command { return adi.ListCmd{} }),
 		adiMethod("adi.flt", "{session, frame?, budget?, "+viewParams+"}", "show the FLT of a frame (the current one by default) without moving", false,
 			func(p *params) adi.Command { return adi.FLTCmd{Frame: p.Ref("frame", false, true)} }),
-		&method{name: "adi.execute", usage: "{session, frame, stmt, line?, visit?, then_continue?, timeout?, budget?}",
+		&method{name: "adi.execute", usage: "{session, frame, stmt, line?, visit?, then_continue?, timeout?, budget?}", answers: true,
 			summary: "re-run to a frame's line and run a statement there (then_continue: let the program run to its end and report the outcome; timeout: seconds the statement may run, default 10)", call: adiExecute},
-		&method{name: "adi.run", usage: "{session, line, budget?}",
+		&method{name: "adi.run", usage: "{session, line, budget?}", answers: true,
 			summary: "run one command line as an agent types it, e.g. \"break t:f x > 3\"", call: adiRun},
 	)
 }
 
 // adiMethod returns a method that builds a command from its params and runs it on the session.
 func adiMethod(name, usage, summary string, frameOK bool, build func(*params) adi.Command) *method {
-	m := &method{name: name, usage: usage, summary: summary, frameOK: frameOK}
+	m := &method{name: name, usage: usage, summary: summary, frameOK: frameOK, answers: true}
 	m.call = func(c *call) (any, error) {
 		id := c.p.String("session", true)
 		cmd := build(c.p)
@@ -99,9 +98,25 @@ func adiMethod(name, usage, summary string, frameOK bool, build func(*params) ad
 // page of τ, for programs that read a long FLT in parts).
 const viewParams = "watch?, loop?, loop_index?, steps?"
 
-// do checks the params and runs cmd on the session.
-func (c *call) do(id string, cmd adi.Command) (*bridge.Answer, error) {
+// TextOnlyParam is the param with which a client of an ADI method asks for the answer's text
+// alone: {command, text, target_failed, notes?} without result, which the daemon then does not
+// encode (an FLT's result is several times its text). The CLI sends it unless --json.
+const TextOnlyParam = "text_only"
+
+// TextAnswer is an ADI method's answer when the call set TextOnlyParam: bridge.Answer without
+// its result.
+type TextAnswer struct {
+	Command      string   `json:"command"`
+	Text         string   `json:"text"`
+	TargetFailed bool     `json:"target_failed"`
+	Notes        []string `json:"notes,omitempty"`
+}
+
+// do checks the params and runs cmd on the session. The answer is a *bridge.Answer, or a
+// *TextAnswer when the call set TextOnlyParam.
+func (c *call) do(id string, cmd adi.Command) (any, error) {
 	o := adi.TextOptions{Budget: c.p.Int("budget", false, 1)}
+	textOnly := c.p.Bool(TextOnlyParam)
 	var page *adi.StepsQuery
 	if strings.Contains(c.p.m.usage, viewParams) {
 		page = c.stepsQuery()
@@ -125,8 +140,13 @@ func (c *call) do(id string, cmd adi.Command) (*bridge.Answer, error) {
 		return nil, err
 	}
 	ans, err := s.Do(c.ctx, cmd, o)
-	if err != nil || page == nil {
-		return ans, err
+	switch {
+	case err != nil:
+		return nil, err
+	case textOnly:
+		return &TextAnswer{Command: ans.Command, Text: ans.Text, TargetFailed: ans.TargetFailed, Notes: ans.Notes}, nil
+	case page == nil:
+		return ans, nil
 	}
 	switch r := ans.Result.(type) {
 	case *adi.FLTView:

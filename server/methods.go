@@ -18,7 +18,10 @@ type method struct {
 	frameOK bool
 	// stream marks methods that need a streaming connection (WebSocket).
 	stream bool
-	call   func(c *call) (any, error)
+	// answers marks the ADI methods, which answer with bridge.Answer and so also take
+	// TextOnlyParam (not listed in usage: it changes what the answer carries, not what it says).
+	answers bool
+	call    func(c *call) (any, error)
 }
 
 // call is one method call being served.
@@ -50,6 +53,9 @@ func register(ms ...*method) {
 
 // takes reports whether the method takes a param of that name.
 func (m *method) takes(name string) bool {
+	if m.answers && name == TextOnlyParam {
+		return true
+	}
 	for _, n := range m.paramNames() {
 		if n == name {
 			return true
