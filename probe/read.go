@@ -944,9 +944,9 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 			return nil // past the end of T (a partial recording)
 		}
 		flt := &adi.FLT{Frame: idx, Steps: []adi.Step{}}
-		if len(rec) > 2 { // the frame's arguments rendered in full (T may hold summaries)
+		if len(rec) > 1 { // the frame's arguments rendered in full (T may hold summaries)
 			var vals []string
-			if err := values(rec[2:], &vals); err != nil {
+			if err := values(rec[1:], &vals); err != nil {
 				return err
 			}
 			names := fd.d.codes[int(fd.d.codeOf[idx])].argnames
@@ -986,9 +986,9 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 		if flt := fd.flts[idx]; flt != nil {
 			flt.Dropped = dropped
 			clipSteps(flt)
-			if len(rec) > 4 { // the value it returned, rendered in full
+			if len(rec) > 3 { // the value it returned, rendered in full
 				var ret string
-				if err := values(rec[4:], fd.d.repr(&ret)); err != nil {
+				if err := values(rec[3:], fd.d.repr(&ret)); err != nil {
 					return err
 				}
 				flt.Return = &ret

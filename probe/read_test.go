@@ -164,6 +164,31 @@ func TestReadGap(t *testing.T) {
 	assert.NotContains(t, rec.FLTs, 2)
 }
 
+// An FLT's begin record may carry the frame's arguments rendered in full and its end record the
+// value returned (T holds summaries past a function's render budget, and "<not rendered: during
+// an import>" for calls made during an import): the FLT keeps them, raw scalars as their reprs.
+func TestReadFLTFullValues(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,["box","k"]],["callret",0,0,-1,0,3,["<not rendered: during an import>","<not rendered: during an import>"],"~import","<not rendered: during an import>"],`+
+			`["callret",1,0,-1,0,3,["<Box, not rendered>",2],"#0000000000000000","<Box, not rendered>"]]`),
+		FLTFile: fltBin(t, `[["stmts",0,{"2":"return Box(box.v + k)"}],["begin",0,["Box(v=1)",2]],["step",0,2,[],[],[],{}],["end",0,"return",0,"Box(v=3)"],`+
+			`["begin",1],["step",1,2,[],[],[],{}],["end",1,"return",0]]`),
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":2}`,
+	})
+	rec, err := Read(dir)
+	require.NoError(t, err)
+	require.Contains(t, rec.FLTs, 0)
+	assert.Equal(t, []adi.Arg{{Name: "box", Value: "Box(v=1)"}, {Name: "k", Value: "2"}}, rec.FLTs[0].Args)
+	require.NotNil(t, rec.FLTs[0].Return)
+	assert.Equal(t, "Box(v=3)", *rec.FLTs[0].Return)
+	require.Contains(t, rec.FLTs, 1)
+	assert.Nil(t, rec.FLTs[1].Args) // as in T
+	assert.Nil(t, rec.FLTs[1].Return)
+	v := rec.Trace.FLTView(rec.FLTs[0])
+	assert.Equal(t, []adi.Arg{{Name: "box", Value: "Box(v=1)"}, {Name: "k", Value: "2"}}, v.Frame.Args)
+	assert.Equal(t, "Box(v=3)", v.Frame.Return)
+}
+
 // FuzzRead decodes arbitrary calls.bin and flt.bin content: it must never panic.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(callsBin(f, sampleCalls)), []byte(fltBin(f, sampleFLT)))
