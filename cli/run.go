@@ -103,8 +103,12 @@ func readLast(env *Env, name string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// writeLast records id in the state directory's file name.
+// writeLast records id in the state directory's file name (unless it holds it already: most
+// commands go on with the session the last one used).
 func writeLast(env *Env, name, id string) {
+	if readLast(env, name) == id {
+		return
+	}
 	_ = os.WriteFile(filepath.Join(env.StateDir, name), []byte(id+"\n"), 0o600)
 }
 
