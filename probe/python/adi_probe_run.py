@@ -34,13 +34,30 @@ def _main():
     # The probe's own modules are compiled to bytecode in its directory even when the environment
     # says not to write bytecode (PYTHONDONTWRITEBYTECODE): compiling them costs 20 ms at every
     # run otherwise. The target sees the setting its environment gives.
+    # Every module is compiled at the first run of this directory by this python (a marker file
+    # says so): the modules a run imports later (runner, engines, ...) would be compiled again
+    # and again otherwise.
     dont_write = sys.dont_write_bytecode
     sys.dont_write_bytecode = False
     try:
         import adi_probe
+        _compile_all(os.path.join(here, "adi_probe"))
     finally:
         sys.dont_write_bytecode = dont_write
     return adi_probe.main(sys.argv[1])
+
+
+def _compile_all(pkg):
+    marker = os.path.join(pkg, "__pycache__", ".all-" + sys.implementation.cache_tag)
+    if os.path.exists(marker):
+        return
+    try:
+        import compileall
+        if compileall.compile_dir(pkg, maxlevels=0, quiet=2):
+            with open(marker, "w"):
+                pass
+    except Exception:  # a read-only directory: the modules compile in memory as before
+        pass
 
 
 if __name__ == "__main__":
