@@ -53,6 +53,8 @@ from bisect import bisect_right
 from functools import partial
 from operator import itemgetter
 
+_first = itemgetter(0)
+
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
 from .scope import checked, fits
@@ -221,20 +223,20 @@ class _Lines(dict):
         starts = self.starts
         if starts is None:
             code = self.code
-            if hasattr(code, "co_lines"):  # 3.10+
-                spans = [s for s in code.co_lines() if s[2] is not None and s[1] > s[0]]
+            if hasattr(code, "co_lines"):  # 3.10+ (empty spans and spans without a line are
+                spans = list(code.co_lines())  # answered 0 at the lookup: no filtering pass here)
             else:
                 found = [(off, line) for off, line in dis.findlinestarts(code) if line]
                 n = len(code.co_code)
                 spans = [(off, found[i + 1][0] if i + 1 < len(found) else n, line)
                          for i, (off, line) in enumerate(found)]
             self.spans = spans
-            starts = self.starts = [s[0] for s in spans]
+            starts = self.starts = list(map(_first, spans))
         k = bisect_right(starts, offset) - 1
         line = 0
         if k >= 0:
             start, end, ln = self.spans[k]
-            if offset < end:
+            if offset < end and ln is not None:
                 line = ln
         self[offset] = line
         return line
