@@ -62,7 +62,7 @@ const realIntro = "Each workload is the Debian package (python3-requests, -flask
 	"N sessions cost the daemon about the first plus N-1 times one more; the bar is judged on one more, against that session's first recording on disk. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
 	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
-	"Plain runs, re-runs of the artifact's method and extra navigation are medians of a few repetitions; the others are single commands.\n\n"
+	"Plain runs, re-runs of the artifact's method and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of three new daemons (the session above and two more, each through those three commands); the warm first command, disk and memory are single measurements.\n\n"
 
 // realTimesRow renders one library's times.
 func realTimesRow(r *RealRepoRow) string {
