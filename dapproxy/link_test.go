@@ -177,6 +177,9 @@ func recordedLink(t *testing.T, l *link) {
 	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(mgr.Shutdown)
+	// The link ends (and its recorder writes the run's last files) before the manager shuts down
+	// and the state directory is removed: cleanups run last registered first.
+	t.Cleanup(func() { l.srv.Close(5 * time.Second) })
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.py"), []byte("print(1)\n"), 0o644))
 	x, err := mgr.StartExternal(context.Background(), "", bridge.Options{Command: "python app.py", Dir: dir, Python: "/usr/bin/python3"})

@@ -265,9 +265,13 @@ func (s *Server) background(fn func(ctx context.Context)) {
 }
 
 // Close ends every connection (and their processes), then waits up to wait for the background
-// recordings to end before cancelling them.
+// recordings to end before cancelling them. Later calls do nothing.
 func (s *Server) Close(wait time.Duration) {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
 	s.closed = true
 	links := make([]*link, 0, len(s.links))
 	for l := range s.links {
