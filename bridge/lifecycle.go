@@ -174,6 +174,9 @@ func (s *Session) Close() {
 	s.closed = true
 	s.refreshInfo()
 	s.mu.Unlock()
+	if s.rn != nil {
+		s.rn.wait() // the processes of runs answered before they ended (ending.go)
+	}
 	s.emit(Event{Session: s.ID, Kind: "closed"})
 }
 

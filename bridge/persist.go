@@ -104,6 +104,9 @@ func (s *Session) keep(run *Run, flts map[int]*adi.FLT) {
 
 // discard deletes a run that adds nothing to the session (an exec's, a refused re-run's).
 func (s *Session) discard(run *Run) {
+	run.files.Lock()
+	run.gone = true
+	run.files.Unlock()
 	if err := os.RemoveAll(run.Dir); err != nil {
 		s.log.Warn("cannot delete a run that added nothing", "dir", run.Dir, "error", err)
 	}

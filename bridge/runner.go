@@ -35,6 +35,11 @@ type Run struct {
 	// TimeLimit is the wall-clock limit the run was stopped at, when TimedOut.
 	TimeLimit time.Duration
 	Elapsed   time.Duration
+
+	// files guards the run's directory between the session deleting it (discard) and the
+	// process's last output being saved into it after the answer (runner.finish).
+	files sync.Mutex
+	gone  bool // the directory was deleted
 }
 
 // Failed reports whether the target did not exit with status 0 (never for a live recording).
@@ -93,7 +98,11 @@ type runner struct {
 
 	mu   sync.Mutex
 	next int
+	bg   sync.WaitGroup // runs answered whose processes are still ending (finish)
 }
+
+// wait waits for the processes of the runs answered before they ended (a session closing).
+func (rn *runner) wait() { rn.bg.Wait() }
 
 func (rn *runner) newRunDir() (string, error) {
 	rn.mu.Lock()
@@ -170,17 +179,32 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdout := &capture{category: "stdout", sink: req.Output}
 	stderr := &capture{category: "stderr", sink: req.Output}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	outP, outW, err := newPipe(stdout)
+	if err != nil {
+		return nil, err
+	}
+	errP, errW, err := newPipe(stderr)
+	if err != nil {
+		outP.f.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
 
 	run := &Run{Dir: dir, Light: req.Light}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	go outP.copy()
+	go errP.copy()
+	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", p.Python, err)
 	}
 	lowerPriority(cmd.Process.Pid)
 	done := make(chan error, 1)
 	go func() {
-		// Children the target leaves behind end with it, before Wait waits for its output.
+		// Children the target leaves behind end with it (they would hold its output open).
 		waitExited(cmd.Process.Pid)
 		endLeftovers(cmd.Process.Pid, tag)
 		done <- cmd.Wait()
@@ -192,13 +216,21 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	tail := probe.NewTail(dir)
 	poll := time.NewTicker(tailPoll)
 	defer poll.Stop()
+	ended := time.NewTicker(resultPoll) // result.json written: the answer need not wait for the exit (ending.go)
+	defer ended.Stop()
 	var stmtC <-chan time.Time // armed once the exec statement has started (StmtLimit)
 	var waitErr error
+	early := -1 // the exit status result.json gives, when the run is answered before its process ends
 wait:
 	for {
 		select {
 		case waitErr = <-done:
 			break wait
+		case <-ended.C:
+			if code, ok := probeEnded(dir); ok {
+				early = code
+				break wait
+			}
 		case <-poll.C:
 			tail.Poll()
 			if req.StmtLimit > 0 && stmtC == nil {
@@ -228,10 +260,28 @@ wait:
 		}
 	}
 	run.Elapsed = time.Since(start)
-	run.ExitCode = exitCode(cmd.ProcessState, waitErr)
+	if early >= 0 {
+		outP.drain(time.Second)
+		errP.drain(time.Second)
+		run.ExitCode = early
+	} else {
+		outP.rest(stopGrace)
+		errP.rest(stopGrace)
+		run.ExitCode = exitCode(cmd.ProcessState, waitErr)
+	}
 	run.Stdout, run.Stderr = stdout.bytes(), stderr.bytes()
 	if err := saveOutput(run); err != nil {
+		if early >= 0 {
+			rn.finish(run, cmd, tag, done, p.Timeout-run.Elapsed, outP, errP, stdout, stderr)
+		}
 		return nil, err
+	}
+	if early >= 0 {
+		rn.bg.Add(1)
+		go func() {
+			defer rn.bg.Done()
+			rn.finish(run, cmd, tag, done, p.Timeout-run.Elapsed, outP, errP, stdout, stderr)
+		}()
 	}
 	rec, err := tail.Finish()
 	if err != nil {

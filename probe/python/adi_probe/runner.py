@@ -21,6 +21,7 @@ exit with 2 and still write result.json with an ``error`` field when the output 
 """
 
 import atexit
+import io
 import json
 import os
 import sys
@@ -42,6 +43,21 @@ from .usercode import PROBE_DIR, RUN_SCRIPT, UserCode
 from .values import Values
 
 LAUNCH_ERROR = 2
+
+
+def _flush_std():
+    """Flush the standard streams' buffers, as the interpreter's teardown would a moment later:
+    the bridge answers once result.json is written, taking the output written until then (the
+    teardown goes on meanwhile). Only the standard library's own stream objects are flushed (a
+    stream the target put in their place may run its code: the teardown flushes it)."""
+    seen = set()
+    for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if type(s) is io.TextIOWrapper and id(s) not in seen:
+            seen.add(id(s))
+            try:
+                s.flush()
+            except Exception:
+                pass
 
 
 class Run:
@@ -172,6 +188,7 @@ class Run:
             result["internal_errors"] = rec.internal_errors
         if rec.live_watches:  # an editor's watches (editwatch.py), as `list` gives them
             result["watches"] = [lw.describe() for lw in list(rec.live_watches.values())]
+        _flush_std()  # what the target printed is in the pipes before result.json says "done"
         self.out.write_result(result)
         rec.release()
         return True
