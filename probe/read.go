@@ -744,6 +744,9 @@ var smallInts = func() [1024]string {
 func reprOf(v any, strs *interner) (string, error) {
 	switch v := v.(type) {
 	case string:
+		if v == unrenderedMark {
+			return Unrendered, nil
+		}
 		return v, nil
 	case int64:
 		if 0 <= v && v < int64(len(smallInts)) {
@@ -762,6 +765,13 @@ func reprOf(v any, strs *interner) (string, error) {
 	}
 	return "", fmt.Errorf("value of type %T", v)
 }
+
+// Unrendered is T's text for an argument or returned value of an invocation made while a module
+// of the program was being imported (PROTOCOL.md): the probe does not render those, and writes
+// unrenderedMark (one byte, which no repr contains) in their place.
+const Unrendered = "<not rendered: during an import>"
+
+const unrenderedMark = "\x00"
 
 // values decodes the record's fields into ptrs, in order: *int, *string, *[]string (reprs) and
 // reprField, or *any for the field itself.

@@ -169,7 +169,7 @@ func TestReadGap(t *testing.T) {
 // an import>" for calls made during an import): the FLT keeps them, raw scalars as their reprs.
 func TestReadFLTFullValues(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
-		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,["box","k"]],["callret",0,0,-1,0,3,["<not rendered: during an import>","<not rendered: during an import>"],"~import","<not rendered: during an import>"],`+
+		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,["box","k"]],["callret",0,0,-1,0,3,["\u0000","\u0000"],"~import","\u0000"],`+
 			`["callret",1,0,-1,0,3,["<Box, not rendered>",2],"#0000000000000000","<Box, not rendered>"]]`),
 		FLTFile: fltBin(t, `[["stmts",0,{"2":"return Box(box.v + k)"}],["begin",0,["Box(v=1)",2]],["step",0,2,[],[],[],{}],["end",0,"return",0,"Box(v=3)"],`+
 			`["begin",1],["step",1,2,[],[],[],{}],["end",1,"return",0]]`),
@@ -178,6 +178,8 @@ func TestReadFLTFullValues(t *testing.T) {
 	rec, err := Read(dir)
 	require.NoError(t, err)
 	require.Contains(t, rec.FLTs, 0)
+	assert.Equal(t, []adi.Arg{{Name: "box", Value: Unrendered}, {Name: "k", Value: Unrendered}}, rec.Trace.Frames[0].Args)
+	assert.Equal(t, Unrendered, rec.Trace.Frames[0].Return)
 	assert.Equal(t, []adi.Arg{{Name: "box", Value: "Box(v=1)"}, {Name: "k", Value: "2"}}, rec.FLTs[0].Args)
 	require.NotNil(t, rec.FLTs[0].Return)
 	assert.Equal(t, "Box(v=3)", *rec.FLTs[0].Return)

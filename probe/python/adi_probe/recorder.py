@@ -70,7 +70,7 @@ TRACE, PROFILE, MONITOR = "trace", "profile", "monitor"  # how a thread's hooks 
 # happen then, few are looked at, and rendering their values cost more than the rest of the
 # recording (sympy: 0.3 s of 1.3 s). Ints, bools and None are still themselves; an FLT renders
 # its frame's values in full. Every run follows the same rule, so fingerprints agree.
-UNRENDERED = "<not rendered: during an import>"
+UNRENDERED = "\x00"  # the reader shows "<not rendered: during an import>" (one byte: no repr holds a NUL)
 UNRENDERED_FP = "~import"
 
 _GEN_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
