@@ -96,13 +96,35 @@ type runner struct {
 	dir  string
 	log  hclog.Logger
 
-	mu   sync.Mutex
-	next int
-	bg   sync.WaitGroup // runs answered whose processes are still ending (finish)
+	mu     sync.Mutex
+	next   int
+	bg     sync.WaitGroup // runs answered whose processes are still ending (finish)
+	ending map[int]string // their pids, with their run tags
 }
 
-// wait waits for the processes of the runs answered before they ended (a session closing).
-func (rn *runner) wait() { rn.bg.Wait() }
+// wait waits for the processes of the runs answered before they ended (a session closing), up to
+// stopGrace; then it ends them and what they started, and waits for that.
+func (rn *runner) wait() {
+	done := make(chan struct{})
+	go func() {
+		rn.bg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	rn.mu.Lock()
+	for pid, tag := range rn.ending {
+		rn.log.Warn("a run's process is still ending as its session closes; ending it", "pid", pid)
+		dap.KillRun(pid, tag)
+	}
+	rn.mu.Unlock()
+	<-done
+}
 
 func (rn *runner) newRunDir() (string, error) {
 	rn.mu.Lock()
@@ -278,7 +300,18 @@ wait:
 	}
 	if early >= 0 {
 		rn.bg.Add(1)
+		rn.mu.Lock()
+		if rn.ending == nil {
+			rn.ending = map[int]string{}
+		}
+		rn.ending[cmd.Process.Pid] = tag
+		rn.mu.Unlock()
 		go func() {
+			defer func() {
+				rn.mu.Lock()
+				delete(rn.ending, cmd.Process.Pid)
+				rn.mu.Unlock()
+			}()
 			defer rn.bg.Done()
 			rn.finish(run, cmd, tag, done, p.Timeout-run.Elapsed, outP, errP, stdout, stderr)
 		}()

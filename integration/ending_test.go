@@ -74,3 +74,23 @@ func TestRunAnsweredBeforeItsProcessEnds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(meta), `"exit_code": 3`)
 }
+
+// A session closing while a run's process is still in its teardown waits for it a moment, then
+// ends it: closing never hangs on a teardown that does not end, and no process is left behind.
+func TestCloseEndsATeardownThatHangs(t *testing.T) {
+	needPython(t)
+	mark := newMark(t)
+	dir := t.TempDir()
+	writeProgram(t, dir, "late.py", slowTeardown)
+	gate := filepath.Join(t.TempDir(), "never")
+	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir(), Log: testLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(mgr.Shutdown)
+	s, err := mgr.Create(testContext(t, time.Minute), "hang", bridge.Options{Command: "python late.py " + gate, Dir: dir,
+		Env: []string{markVar + "=" + mark}})
+	require.NoError(t, err)
+	assert.Equal(t, "result 42\n", string(s.Base().Stdout))
+	require.NotEmpty(t, markedProcs(mark))
+	require.NoError(t, mgr.Close("hang"))
+	requireNoMarked(t, mark)
+}
