@@ -171,25 +171,38 @@ func (e *Env) idleDaemonMemory(ctx context.Context, exe string) (int64, error) {
 // command with no daemon (cold), the re-run (`break FUNC#2`) and exec.
 type realTimes struct{ cold, rerun, exec []time.Duration }
 
+// newDaemonFirst starts the CLI on a fresh state directory and runs the first command, which
+// starts a daemon (stop it with c.stop); it adds the command's time to t and returns the session
+// and how many calls it recorded.
+func (e *Env) newDaemonFirst(ctx context.Context, exe string, r RealRepo, w *Workload, row *RealRepoRow, t *realTimes) (c *cli, session string, calls int, err error) {
+	state, err := os.MkdirTemp(e.Work, "state-"+r.Package+"-")
+	if err != nil {
+		return nil, "", 0, err
+	}
+	c = &cli{exe: exe, state: state, dir: w.Dir}
+	first, err := c.run(ctx, "", "call-tree", realCommand)
+	if err != nil {
+		return c, "", 0, err
+	}
+	row.check("first", first)
+	calls, session, ok := parseRecorded(first.Stderr)
+	if !ok {
+		return c, "", 0, fmt.Errorf("the first command recorded nothing: %s", first.Error())
+	}
+	t.cold = append(t.cold, first.Time)
+	return c, session, calls, nil
+}
+
 // realAgain drives one more new daemon over a fresh state directory through the first command,
 // the re-run and exec, adds their times to t, and stops the daemon.
 func (e *Env) realAgain(ctx context.Context, exe string, r RealRepo, w *Workload, row *RealRepoRow, t *realTimes) error {
-	state, err := os.MkdirTemp(e.Work, "state-"+r.Package+"-")
+	c, session, _, err := e.newDaemonFirst(ctx, exe, r, w, row, t)
+	if c != nil {
+		defer c.stop(ctx)
+	}
 	if err != nil {
 		return err
 	}
-	c := &cli{exe: exe, state: state, dir: w.Dir}
-	defer c.stop(ctx)
-	first, err := c.run(ctx, "", "call-tree", realCommand)
-	if err != nil {
-		return err
-	}
-	row.check("first", first)
-	_, session, ok := parseRecorded(first.Stderr)
-	if !ok {
-		return fmt.Errorf("the first command recorded nothing: %s", first.Error())
-	}
-	t.cold = append(t.cold, first.Time)
 	target := r.File + ":" + r.Func
 	brk, err := c.run(ctx, session, "break", realCommand, target+"#2")
 	if err != nil {
@@ -213,24 +226,14 @@ func (e *Env) realAgain(ctx context.Context, exe string, r RealRepo, w *Workload
 // daemon's memory, then more navigation and a new session's first command on the running
 // daemon, and stops the daemon.
 func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Workload, reps int, row *RealRepoRow, t *realTimes) error {
-	state, err := os.MkdirTemp(e.Work, "state-"+r.Package+"-")
+	c, session, calls, err := e.newDaemonFirst(ctx, exe, r, w, row, t)
+	if c != nil {
+		defer c.stop(ctx)
+	}
 	if err != nil {
 		return err
-	}
-	c := &cli{exe: exe, state: state, dir: w.Dir}
-	defer c.stop(ctx)
-
-	first, err := c.run(ctx, "", "call-tree", realCommand)
-	if err != nil {
-		return err
-	}
-	row.check("first", first)
-	calls, session, ok := parseRecorded(first.Stderr)
-	if !ok {
-		return fmt.Errorf("the first command recorded nothing: %s", first.Error())
 	}
 	row.Calls = calls
-	t.cold = append(t.cold, first.Time)
 	if row.DiskFirst, err = diskUsage(c.sessionDir(session)); err != nil {
 		return err
 	}

@@ -41,17 +41,8 @@ sys.exit(3)
 // probe gives; what the teardown prints is saved into the run's directory when the process ends,
 // and closing the session waits for it, leaving no process behind.
 func TestRunAnsweredBeforeItsProcessEnds(t *testing.T) {
-	needPython(t)
-	mark := newMark(t)
-	dir := t.TempDir()
-	writeProgram(t, dir, "late.py", slowTeardown)
 	gate := filepath.Join(t.TempDir(), "gate")
-	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir(), Log: testLogger(t)})
-	require.NoError(t, err)
-	t.Cleanup(mgr.Shutdown)
-	s, err := mgr.Create(testContext(t, time.Minute), "late", bridge.Options{Command: "python late.py " + gate, Dir: dir,
-		Env: []string{markVar + "=" + mark}})
-	require.NoError(t, err)
+	mgr, s, mark := lateSession(t, gate)
 
 	base := s.Base()
 	assert.Equal(t, 3, base.ExitCode)
@@ -62,7 +53,7 @@ func TestRunAnsweredBeforeItsProcessEnds(t *testing.T) {
 	require.NotEmpty(t, markedProcs(mark), "the target is still in its teardown, waiting for the gate")
 
 	require.NoError(t, os.WriteFile(gate, nil, 0o644))
-	require.NoError(t, mgr.Close("late"))
+	require.NoError(t, mgr.Close(s.ID))
 	requireNoMarked(t, mark)
 	out, err := os.ReadFile(filepath.Join(base.Dir, "stdout"))
 	require.NoError(t, err)
@@ -78,19 +69,26 @@ func TestRunAnsweredBeforeItsProcessEnds(t *testing.T) {
 // A session closing while a run's process is still in its teardown waits for it a moment, then
 // ends it: closing never hangs on a teardown that does not end, and no process is left behind.
 func TestCloseEndsATeardownThatHangs(t *testing.T) {
+	mgr, s, mark := lateSession(t, filepath.Join(t.TempDir(), "never"))
+	assert.Equal(t, "result 42\n", string(s.Base().Stdout))
+	require.NotEmpty(t, markedProcs(mark))
+	require.NoError(t, mgr.Close(s.ID))
+	requireNoMarked(t, mark)
+}
+
+// lateSession records slowTeardown in a new session (its teardown waits for the file gate): the
+// manager, the session and the mark its processes carry.
+func lateSession(t *testing.T, gate string) (*bridge.Manager, *bridge.Session, string) {
+	t.Helper()
 	needPython(t)
 	mark := newMark(t)
 	dir := t.TempDir()
 	writeProgram(t, dir, "late.py", slowTeardown)
-	gate := filepath.Join(t.TempDir(), "never")
 	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir(), Log: testLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(mgr.Shutdown)
-	s, err := mgr.Create(testContext(t, time.Minute), "hang", bridge.Options{Command: "python late.py " + gate, Dir: dir,
+	s, err := mgr.Create(testContext(t, time.Minute), "late", bridge.Options{Command: "python late.py " + gate, Dir: dir,
 		Env: []string{markVar + "=" + mark}})
 	require.NoError(t, err)
-	assert.Equal(t, "result 42\n", string(s.Base().Stdout))
-	require.NotEmpty(t, markedProcs(mark))
-	require.NoError(t, mgr.Close("hang"))
-	requireNoMarked(t, mark)
+	return mgr, s, mark
 }
