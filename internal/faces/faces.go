@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Face is one of adi's faces.
@@ -44,7 +45,11 @@ const (
 	close = "\u27e7"
 )
 
-var marker = regexp.MustCompile(open + `([a-z_]+\.[a-z_]+)(?: ([a-z_]+|\{[a-z_?, ]*\}))?` + close)
+// markers finds the markers; compiled at the first message that has one (a CLI command that
+// prints none does not pay for it as it starts).
+var markers = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(open + `([a-z_]+\.[a-z_]+)(?: ([a-z_]+|\{[a-z_?, ]*\}))?` + close)
+})
 
 // Cmd returns the marker of the command that the JSON-RPC method calls.
 func Cmd(method string) string { return open + method + close }
@@ -228,6 +233,7 @@ func (f Face) Render(s string) string {
 	if !strings.Contains(s, open) {
 		return s
 	}
+	marker := markers()
 	return marker.ReplaceAllStringFunc(s, func(m string) string {
 		sub := marker.FindStringSubmatch(m)
 		return f.Name(sub[1], sub[2])
@@ -240,6 +246,7 @@ func (f Face) RenderJSON(b []byte) []byte {
 	if !strings.Contains(string(b), open) {
 		return b
 	}
+	marker := markers()
 	return marker.ReplaceAllFunc(b, func(m []byte) []byte {
 		sub := marker.FindSubmatch(m)
 		q, _ := json.Marshal(f.Name(string(sub[1]), string(sub[2])))
