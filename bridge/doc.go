@@ -25,12 +25,17 @@
 //   - manager.go: Manager, the sessions of one adi process (recorded and live: the one registry).
 //   - live.go: a live session's recording part (what its live part's watches catch in the
 //     running program) and the Live interface its live part (package live) implements.
-//   - runner.go: Run, RunRequest and the runner, which executes a run under the probe alone.
+//   - runner.go: Run, RunRequest and the runner, which executes a run under the probe alone;
+//     ending.go: answering a run once its probe wrote result.json, and following its process to
+//     its end (the teardown's output and exit status).
 //   - debugrun.go: a run under debugpy; debugwatch.go: the watch on its debuggee.
 //   - leftovers.go: ending what a run's process left behind; runnice.go: the priority of runs.
 //   - memory.go: returning freed memory to the OS when idle; tests.go: test targets.
 //
-// Goroutines: a run has one goroutine waiting for its process (runner.go); under debugpy it is a
+// Goroutines: a run under the probe alone has one goroutine waiting for its process and one
+// copying each of its output pipes (runner.go, ending.go), which end with the process; a run
+// answered before its process ended has one more following it (runner.finish), which a Session's
+// Close waits for (up to stopGrace, then it ends the process). Under debugpy a run has a
 // dap.Run instead (the dap.Client's two loops, the adapter's waiter, the event pump and its stop
 // hand-over) plus the debuggee's watcher (debugwatch.go) and the watch on the adapter's context
 // (adapterContext, debugrun.go); all end with the run. A Session serialises its commands with a
