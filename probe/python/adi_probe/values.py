@@ -228,31 +228,25 @@ def state_of(v, t, limit=None):
     without running the program's code. Unset slots are left out. With `limit`, only the dict's
     first `limit` items are read (a renderer or a fingerprint that uses no more than that need
     not copy an object of a thousand attributes)."""
+    return state_head(v, t, limit)[0]
+
+
+def state_head(v, t, limit=None):
+    """``state_of(v, t, limit)`` and how many attributes there are in all (the instance dict's
+    size counts a key that is not a str, which the pairs leave out)."""
     out = []
     for n, d in _slots_of(t):
         try:
             out.append((n, d.__get__(v, t)))
         except Exception:
             continue
+    total = len(out)
     d = _dict_of(v, t)
     if d:
+        total += len(d)
         items = d.items() if limit is None else islice(d.items(), limit)
         out.extend([kv for kv in items if type(kv[0]) is str])
-    return out
-
-
-def state_len(v, t):
-    """How many attributes ``state_of`` reads from `v` without a limit (cheaply: the instance
-    dict's size; a key that is not a str, which state_of leaves out, is counted)."""
-    n = 0
-    for _, d in _slots_of(t):
-        try:
-            d.__get__(v, t)
-        except Exception:
-            continue
-        n += 1
-    d = _dict_of(v, t)
-    return n + len(d) if d else n
+    return out, total
 
 
 _BYTES = frozenset((bytearray, _array))
@@ -964,9 +958,9 @@ class Values:
                 else:
                     p = _policy(t)
                     if p == DEFAULT or p == STATE:
-                        st = state_of(v, t, budget)
+                        st, n = state_head(v, t, budget)
                         add(("<", _type_name(t), tuple([(a, _tok(x) if type(x) in _CANON_SELF else _shallow(x))
-                                                        for a, x in st[:budget]]), state_len(v, t)))
+                                                        for a, x in st[:budget]]), n))
                         continue
                 r = reprs[k] if reprs is not None else render(v)
                 add(("r", _type_name(t), r if type(r) is str else repr(r)))
