@@ -103,12 +103,8 @@ func readLast(env *Env, name string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// writeLast records id in the state directory's file name (unless it holds it already: most
-// commands go on with the session the last one used).
+// writeLast records id in the state directory's file name.
 func writeLast(env *Env, name, id string) {
-	if readLast(env, name) == id {
-		return
-	}
 	_ = os.WriteFile(filepath.Join(env.StateDir, name), []byte(id+"\n"), 0o600)
 }
 
@@ -123,7 +119,7 @@ func printText(env *Env, text string) {
 // Run runs one invocation and returns the exit code. It prints the answers' text on stdout and
 // errors as one line on stderr.
 func Run(ctx context.Context, env *Env, inv Invocation) int {
-	id, code := chooseSession(env, inv)
+	id, fromLast, code := chooseSession(env, inv)
 	if code != ExitOK {
 		return code
 	}
@@ -140,7 +136,9 @@ func Run(ctx context.Context, env *Env, inv Invocation) int {
 		}
 		exitCode = created.Run.ExitCode
 	}
-	writeLast(env, lastFile, id)
+	if !fromLast { // a command naming no session goes on with the last one: nothing to write
+		writeLast(env, lastFile, id)
+	}
 
 	var results []json.RawMessage // --json: the results as they came
 	var texts []string            // otherwise: only their texts, decoded in one pass
@@ -205,26 +203,26 @@ func callText(ctx context.Context, rpc *rpcClient, method string, params map[str
 
 // chooseSession picks the session: --session/$ADI_SESSION ("live": the last live session started
 // here, whose watches' recording every ADI command reads), else one derived from the target, else
-// the last one used.
-func chooseSession(env *Env, inv Invocation) (string, int) {
+// the last one used (fromLast).
+func chooseSession(env *Env, inv Invocation) (id string, fromLast bool, code int) {
 	switch {
 	case inv.Session == "live": // the live session the last `adi live start` opened here
 		if id := readLast(env, lastLiveFile); id != "" {
-			return id, ExitOK
+			return id, false, ExitOK
 		}
 		fmt.Fprintf(env.Stderr, "adi: %s: --session live names the last live session started in %s, and there is none; start one with adi live start \"python t.py\"\n", inv.Name, env.StateDir)
-		return "", ExitUsage
+		return "", false, ExitUsage
 	case inv.Session != "":
-		return inv.Session, ExitOK
+		return inv.Session, false, ExitOK
 	case inv.Target != "":
-		return SessionID(env.Dir, inv.Target), ExitOK
+		return SessionID(env.Dir, inv.Target), false, ExitOK
 	}
 	if id := readLast(env, lastFile); id != "" {
-		return id, ExitOK
+		return id, true, ExitOK
 	}
 	fmt.Fprintf(env.Stderr, "adi: %s: no session yet in %s; give the target command first, e.g. adi %s \"python t.py\" ...\n",
 		inv.Name, env.StateDir, inv.Name)
-	return "", ExitUsage
+	return "", false, ExitUsage
 }
 
 // created is what the CLI reads of session.create's answer (server.CreateResult).
