@@ -203,16 +203,26 @@ func (e *Env) realAgain(ctx context.Context, exe string, r RealRepo, w *Workload
 	if err != nil {
 		return err
 	}
-	target := r.File + ":" + r.Func
-	brk, err := c.run(ctx, session, "break", realCommand, target+"#2")
-	if err != nil {
+	if _, err := realRerun(ctx, c, session, r, row, t); err != nil {
 		return err
 	}
-	row.check("rerun", brk)
-	if brk.Reran {
-		t.rerun = append(t.rerun, brk.Time)
+	return realExec(ctx, c, session, r, w, row, t)
+}
+
+// realRerun runs `break FUNC#2` (an FLT the first recording does not hold) and adds its time to t.
+func realRerun(ctx context.Context, c *cli, session string, r RealRepo, row *RealRepoRow, t *realTimes) (cliResult, error) {
+	brk, err := c.run(ctx, session, "break", realCommand, r.File+":"+r.Func+"#2")
+	if err != nil {
+		return brk, err
 	}
-	ex, err := c.run(ctx, session, "exec", realCommand, target+"#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt)
+	row.check("rerun", brk)
+	t.rerun = append(t.rerun, brk.Time)
+	return brk, nil
+}
+
+// realExec runs `exec FUNC#1 -l LINE -s STMT` and adds its time to t.
+func realExec(ctx context.Context, c *cli, session string, r RealRepo, w *Workload, row *RealRepoRow, t *realTimes) error {
+	ex, err := c.run(ctx, session, "exec", realCommand, r.File+":"+r.Func+"#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt)
 	if err != nil {
 		return err
 	}
@@ -238,14 +248,11 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 		return err
 	}
 
-	target := r.File + ":" + r.Func
-	brk, err := c.run(ctx, session, "break", realCommand, target+"#2")
+	brk, err := realRerun(ctx, c, session, r, row, t)
 	if err != nil {
 		return err
 	}
-	row.check("rerun", brk)
 	row.Reran = brk.Reran
-	t.rerun = append(t.rerun, brk.Time)
 	var nav []time.Duration
 	navigate := func(verbs ...string) error {
 		for _, verb := range verbs {
@@ -266,12 +273,9 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 	if err := navigate("continue", "prev", "continue"); err != nil {
 		return err
 	}
-	ex, err := c.run(ctx, session, "exec", realCommand, target+"#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt)
-	if err != nil {
+	if err := realExec(ctx, c, session, r, w, row, t); err != nil {
 		return err
 	}
-	row.check("exec", ex)
-	t.exec = append(t.exec, ex.Time)
 
 	if row.DiskSix, err = diskUsage(c.sessionDir(session)); err != nil {
 		return err
@@ -310,6 +314,7 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 	if row.DiskNext, err = diskUsage(c.sessionDir(next)); err != nil {
 		return err
 	}
+	target := r.File + ":" + r.Func
 	for _, args := range [][]string{{"break", "--session", next, realCommand, target + "#2"}, {"continue", "--session", next},
 		{"prev", "--session", next}, {"continue", "--session", next},
 		{"exec", "--session", next, realCommand, target + "#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt}} {
