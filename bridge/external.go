@@ -37,9 +37,9 @@ type External struct {
 	stderr *capture
 	start  time.Time
 
-	mu       sync.Mutex  // serialises Refresh, Stopped and Finish
-	tail     *probe.Tail // reads calls.bin as it grows: each refresh decodes only what is new
-	stops    []int       // T indexes of the frames the editor stopped in, in order of first stop
+	mu       sync.Mutex // serialises Refresh, Stopped and Finish
+	grow     growing    // reads calls.bin as it grows: each refresh decodes only what is new
+	stops    []int      // T indexes of the frames the editor stopped in, in order of first stop
 	finished bool
 	done     chan struct{}
 
@@ -135,12 +135,8 @@ func (x *External) Refresh() error {
 	if x.finished {
 		return nil
 	}
-	if x.tail == nil {
-		x.tail = probe.NewTail(x.RunDir)
-	}
-	rec, err := x.tail.Snapshot()
+	rec, err := x.grow.snapshot(x.RunDir)
 	if err != nil {
-		x.tail = nil // the next refresh reads from the start again
 		return fmt.Errorf("cannot read the editor run's recording so far: %w", err)
 	}
 	releaseSoon() // the garbage of decoding the recording
@@ -156,10 +152,7 @@ func (x *External) Refresh() error {
 func (x *External) Decoded() int64 {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.tail == nil {
-		return 0
-	}
-	return x.tail.Decoded()
+	return x.grow.decoded()
 }
 
 // adoptRecording makes rec the session's T (and base, when run is non-nil); the caller holds x.mu.
@@ -225,12 +218,7 @@ func (x *External) Finish(exitCode int) error {
 	x.closeControl()
 	run := &Run{Dir: x.RunDir, Debug: true, ExitCode: exitCode, Elapsed: time.Since(x.start)}
 	run.Stdout, run.Stderr = x.stdout.bytes(), x.stderr.bytes()
-	tail := x.tail
-	if tail == nil {
-		tail = probe.NewTail(x.RunDir)
-	}
-	x.tail = nil
-	rec, err := tail.Finish() // the rest of what the run wrote, after what the refreshes decoded
+	rec, err := x.grow.finish(x.RunDir) // the rest of what the run wrote, after what the refreshes decoded
 	if err != nil {
 		return fmt.Errorf("cannot read the editor run's recording: %w", err)
 	}

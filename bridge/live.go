@@ -33,7 +33,45 @@ type Live interface {
 // process, read incrementally.
 type liveRecording struct {
 	dir  string
+	grow growing
+}
+
+// growing reads a recording its run is still writing (a live program's watches, an editor's
+// run): each snapshot decodes only what was written since the last, and a read that fails starts
+// again from the beginning at the next one.
+type growing struct {
 	tail *probe.Tail
+}
+
+// snapshot returns the recording in dir as written so far.
+func (g *growing) snapshot(dir string) (*probe.Recording, error) {
+	if g.tail == nil {
+		g.tail = probe.NewTail(dir)
+	}
+	rec, err := g.tail.Snapshot()
+	if err != nil {
+		g.tail = nil
+	}
+	return rec, err
+}
+
+// finish returns the whole recording in dir once its run has ended, decoding only what the
+// snapshots did not; the growing reader starts afresh after it.
+func (g *growing) finish(dir string) (*probe.Recording, error) {
+	t := g.tail
+	g.tail = nil
+	if t == nil {
+		t = probe.NewTail(dir)
+	}
+	return t.Finish()
+}
+
+// decoded counts the bytes of calls.bin the snapshots decoded.
+func (g *growing) decoded() int64 {
+	if g.tail == nil {
+		return 0
+	}
+	return g.tail.Decoded()
 }
 
 // NewLiveID returns a fresh live session id.
@@ -123,12 +161,8 @@ func (s *Session) refreshLive() error {
 	if lr == nil {
 		return nil
 	}
-	if lr.tail == nil {
-		lr.tail = probe.NewTail(lr.dir)
-	}
-	rec, err := lr.tail.Snapshot()
+	rec, err := lr.grow.snapshot(lr.dir)
 	if err != nil {
-		lr.tail = nil // the next refresh reads from the start again
 		return fmt.Errorf("cannot read what the live program's watches recorded so far: %w", err)
 	}
 	if rec.Trace.Len() < s.trace.Len() {
