@@ -313,6 +313,10 @@ describe('viewer 2', () => {
     await p.locator('.tabs [data-tab=left]').click();
     assert.deepEqual(await small(p), []);
     await shot(p, '61-phone-calls');
+    // The calls tab opens at the frame under inspection (deep#41, opened by a test above).
+    await p.locator('#tree .root-calls .row.current').waitFor();
+    await p.locator('#tree .root-calls').focus();
+    await p.keyboard.press('Home');
     await row(p, 'v2:<module>#1').locator('.open').click();
     await title(p, 'v2:<module>#1');
     assert.equal(await p.locator('.tabs [data-tab=flt]').getAttribute('aria-selected'), 'true');

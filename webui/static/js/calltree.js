@@ -154,7 +154,17 @@ export function init() {
       visible().draw();
     });
   }, {passive: true});
-  new ResizeObserver(() => visible().draw(true)).observe(box);
+  // A pane shown again (a narrow window's calls tab) scrolls to the frame under inspection, as
+  // when the frame was opened with the pane in view; otherwise what it shows would depend on
+  // whether the tree loaded before or after the tab was opened.
+  let shown = box.clientHeight > 0;
+  new ResizeObserver(() => {
+    const now = box.clientHeight > 0;
+    const i = now && !shown && visible() === tree ? currentRow(tree) : null;
+    shown = now;
+    if (i != null) tree.focusRow(i, true);
+    visible().draw(true);
+  }).observe(box);
   for (const list of [tree, matches]) {
     list.el.addEventListener('keydown', (e) => keys(e, list));
     list.el.addEventListener('focus', () => {
