@@ -2,10 +2,12 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,3 +115,102 @@ Return: None
 	assert.Equal(t, 1, res.code)
 	assert.Regexp(t, "adi: no function \"test_cart.py::test_totl\" in the recording; closest: test_cart:test_total\n", res.stderr)
 }
+
+// slowTests is a test file whose tests 2-8 each step 200 statements with 300 objects in scope
+// (compared at every step, about a millisecond each): stepping them all would cost more than the
+// run; test_1 is cheap.
+var slowTests = `class Node:
+    def __init__(self, i):
+        self.i = i
+        self.kids = [i, i + 1]
+
+
+NODES = [Node(i) for i in range(300)]
+
+def test_1():
+    total = sum(range(5))
+    assert total == 10
+` + slowTest2to8
+
+// TestPytestTestsStepBudget: the first recording steps the tests while 250 ms of stepping last
+// (probe config trace_tests_ms): the first test's FLT comes with it, the last one's is recorded by
+// a re-run when asked for, with the same exact FLT.
+func TestPytestTestsStepBudget(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "test_slow.py"), []byte(slowTests), 0o644))
+	r := newCLI(t, dir)
+	r.env = append(r.env, "PYTHONDONTWRITEBYTECODE=1")
+	cmd := "/usr/bin/python3 -m pytest test_slow.py -q -p no:cacheprovider"
+	runs := func() int {
+		dirs, err := filepath.Glob(filepath.Join(r.state, "sessions", "*", "runs", "*"))
+		require.NoError(t, err)
+		return len(dirs)
+	}
+
+	res := r.run("call-tree", cmd, "--depth", "1")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, "tests: 0 failed, 8 passed", res.stderr)
+	assert.Regexp(t, "^Tests: 0 failed, 8 passed\n  passed test_slow:test_1#1 → None\n", res.stdout)
+
+	res = r.run("flt", cmd, "test_slow.py::test_1")
+	assert.Equal(t, `Frame: test_slow:test_1#1   (entry frame)
+Args: (none)
+
+  10 | total = sum(range(5))
+     |   + total = 10
+  11 | assert total == 10  → True
+     |   + @py_assert2 = None
+     |   + @py_assert1 = None
+
+Return: None
+`, res.stdout)
+	assert.Equal(t, 1, runs(), "test_1's FLT comes with the recording")
+
+	res = r.run("flt", cmd, "test_slow.py::test_8")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, `Frame: test_slow:test_8#1   (entry frame)
+Args: (none)
+
+  63 | nodes = list(NODES)
+     |   + nodes = [Node(i=0, kids=[0, 1]), Node(i=1, kids=[1, 2]), Node(i=2, kids=[2, 3]), Node(i=3, kids=[3, 4]), Node(i=4, kids=[4, 5]), Node(i=5, kids=[5, 6]), Node(i=6, kids=[6, 7]), Node(i=7, kids=[7, 8]), ...] (len=300)
+`+slowTest8Steps, res.stdout)
+	assert.Equal(t, 2, runs(), "test_8 started after the tests' stepping budget: its FLT needed a re-run")
+}
+
+// slowTest2to8 are slowTests' tests 2-8.
+var slowTest2to8 = func() string {
+	var b strings.Builder
+	for k := 2; k <= 8; k++ {
+		fmt.Fprintf(&b, "\n\ndef test_%d():\n    nodes = list(NODES)\n    total = 0\n    for i in range(100):\n"+
+			"        total += i\n    assert total == 4950 and len(nodes) == 300\n", k)
+	}
+	return b.String()
+}()
+
+// slowTest8Steps is test_8's FLT after its first step.
+const slowTest8Steps = `  64 | total = 0
+     |   + total = 0
+  65 | for i in range(100):   [iteration 1]
+     |   + i = 0
+  66 | total += i
+  65 | for i in range(100):   [iteration 2]
+     |   ~ i = 1 (was 0)
+  66 | total += i
+     |   ~ total = 1 (was 0)
+     ┆ … iterations 3–99 of line 65 folded (97 iterations, same path; changing: i, total)
+  65 | for i in range(100):   [iteration 100]
+     |   ~ i = 99 (was 98)
+  66 | total += i
+     |   ~ total = 4950 (was 4851)
+  65 | for i in range(100):   [iteration 101]
+  67 | assert total == 4950 and len(nodes) == 300  → True
+     |   + @py_assert1 = None
+     |   + @py_assert4 = None
+     |   + @py_assert3 = None
+     |   + @py_assert0 = None
+     |   + @py_assert11 = None
+     |   + @py_assert14 = None
+     |   + @py_assert13 = None
+
+Return: None
+`

@@ -993,6 +993,10 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 		if err := values(rec, &idx, &kind, &dropped); err != nil {
 			return err
 		}
+		if kind == "abandoned" { // an eager or test FLT past its time budget: not kept
+			delete(fd.flts, idx)
+			return nil
+		}
 		if flt := fd.flts[idx]; flt != nil {
 			flt.Dropped = dropped
 			clipSteps(flt)

@@ -191,6 +191,23 @@ func TestReadFLTFullValues(t *testing.T) {
 	assert.Equal(t, "Box(v=3)", v.Frame.Return)
 }
 
+// An eager or test FLT abandoned past its time budget (end kind "abandoned") is dropped with its
+// steps: the frame has no FLT, so a command that needs one re-runs.
+func TestReadAbandonedFLT(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,[]],["callret",0,0,-1,0,0,[],"=",1],["callret",1,0,0,0,2,[],"=",2]]`),
+		FLTFile: fltBin(t, `[["stmts",0,{"2":"pass"}],["begin",0],["begin",1],["step",1,2,[],[],[],{}],["end",1,"return",0],`+
+			`["step",0,2,[],[1],[],{}],["end",0,"abandoned",0]]`),
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":2}`,
+	})
+	rec, err := Read(dir)
+	require.NoError(t, err)
+	assert.NotContains(t, rec.FLTs, 0)
+	require.Contains(t, rec.FLTs, 1)
+	assert.Len(t, rec.FLTs[1].Steps, 1)
+	assert.Equal(t, adi.Returned, rec.Trace.Frames[0].Status)
+}
+
 // FuzzRead decodes arbitrary calls.bin and flt.bin content: it must never panic.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(callsBin(f, sampleCalls)), []byte(fltBin(f, sampleFLT)))

@@ -2,10 +2,11 @@
 // tables (package bench says what each is). `make bench` runs it through scripts/bench.sh, which
 // first runs the 50-session load benchmark and hands its output over with -load.
 //
-//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,tinycli,realrepos,live] [-quick]
+//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,tinycli,realrepos,live] [-repos NAMES] [-quick]
 //
 // -only realrepos prints the real-repository table alone (seven Debian-packaged libraries driven
-// through adi's CLI binary; scripts/deps.sh bench installs them), in a few minutes.
+// through adi's CLI binary; scripts/deps.sh bench installs them), in a few minutes; -repos
+// requests,sympy measures only those libraries of it.
 //
 // -only live prints the cost of watching in live mode (requests per second of a small web shop
 // with and without a watch, and the idle watch recorder's cost on fib(22)), in about a minute.
@@ -19,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +34,7 @@ func main() {
 	reps := flag.Int("reps", 3, "repetitions of each whole-run timing (the best counts)")
 	load := flag.String("load", "", "output of `go test -bench Load50Sessions` to include")
 	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, tinycli, realrepos, live (default all)")
+	repos := flag.String("repos", "", "comma-separated libraries of the real-repository table to measure (default all)")
 	quick := flag.Bool("quick", false, "fewer repetitions and steps (a smoke run, not for the README)")
 	level := flag.String("log-level", "warn", "log level for adi's own logs")
 	since := flag.Int64("since", 0, "unix time the whole benchmark began (scripts/bench.sh passes it; default now)")
@@ -40,10 +43,10 @@ func main() {
 	if *since > 0 {
 		start = time.Unix(*since, 0)
 	}
-	os.Exit(run(start, *repo, *reps, *load, *only, *quick, *level))
+	os.Exit(run(start, *repo, *reps, *load, *only, *repos, *quick, *level))
 }
 
-func run(start time.Time, repo string, reps int, load, only string, quick bool, level string) int {
+func run(start time.Time, repo string, reps int, load, only, repos string, quick bool, level string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	log := hclog.New(&hclog.LoggerOptions{Name: "adi-bench", Level: hclog.LevelFromString(level), Output: os.Stderr})
@@ -196,7 +199,7 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 		}
 	}
 	if want("realrepos") {
-		realRepos(ctx, env, min(latReps, 3), progress, r)
+		realRepos(ctx, env, min(latReps, 3), repos, progress, r)
 	}
 	if load != "" {
 		f, err := os.Open(load)
@@ -217,8 +220,9 @@ func run(start time.Time, repo string, reps int, load, only string, quick bool, 
 }
 
 // realRepos measures the real-repository table, one library at a time, with reps repetitions of
-// its repeated timings; a library that could not be measured is reported under "Not measured".
-func realRepos(ctx context.Context, env *bench.Env, reps int, progress func(string, ...any), r *bench.Report) {
+// its repeated timings (only the libraries named in names, comma-separated, when it is not
+// empty); a library that could not be measured is reported under "Not measured".
+func realRepos(ctx context.Context, env *bench.Env, reps int, names string, progress func(string, ...any), r *bench.Report) {
 	progress("real repositories: building adi's CLI binary")
 	exe, err := env.BuildADI(ctx)
 	if err != nil {
@@ -226,6 +230,9 @@ func realRepos(ctx context.Context, env *bench.Env, reps int, progress func(stri
 		return
 	}
 	for _, repo := range bench.RealRepos {
+		if names != "" && !slices.Contains(strings.Split(names, ","), repo.Name) {
+			continue
+		}
 		progress("real repositories: %s (%s)", repo.Name, repo.Func)
 		w, err := env.RealRepoWorkload(ctx, repo)
 		if err == nil {

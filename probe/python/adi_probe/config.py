@@ -12,6 +12,10 @@ class ConfigError(Exception):
 
 
 DEFAULT_RENDER_CALLS = 16  # calls of each function whose values T renders (then summaries)
+# trace_tests_ms: the stepping time of the tests' FLTs in all. Stepping a test costs little
+# unless its frame holds big objects (a TestCase, a fixture's graph), each compared at every
+# step: 53 networkx tests took 1.9 s of a 1 s pytest run to step.
+DEFAULT_TRACE_TESTS_MS = 250
 DEFAULT_LIMITS = {"max_calls": 2000000, "max_steps": 200000, "max_bytes": 536870912}
 
 
@@ -99,6 +103,9 @@ class Config:
         self.render_calls = _int(data, "render_calls", DEFAULT_RENDER_CALLS)
         self.light = bool(data.get("light", False))
         self.trace_tests = bool(data.get("trace_tests", False))
+        # the stepping time, in ms, the tests' FLTs may take in all: a test that starts after it
+        # is spent is not stepped (PROTOCOL.md, trace_tests)
+        self.trace_tests_ms = _num(data, "trace_tests_ms", DEFAULT_TRACE_TESTS_MS)
         # scoped recording (watch.py): only the caught invocations of watched functions and
         # what they call are recorded, each with its FLT
         self.scope = bool(data.get("scope", False))

@@ -337,6 +337,9 @@ class Recorder:
         self.eager = None
         if cfg.trace_all:
             self.eager = [cfg.trace_all] if cfg.trace_all_ms is None else [cfg.trace_all, cfg.trace_all_ms / 1000.0]
+        # trace_tests: [steps, seconds] of stepping the tests' FLTs may still take (the steps
+        # are not bounded; spend() zeroes them when the time is spent)
+        self.tests_budget = [1 << 62, getattr(cfg, "trace_tests_ms", 250) / 1000.0]
         self.stepper_started = None  # engine callbacks (sys.monitoring enables LINE events)
         self.stepper_ended = None
         self.internal_errors = []
@@ -1191,7 +1194,7 @@ class Recorder:
                 self._end_eager()
             elif len(eager) > 1:  # with a time budget: starting an FLT counts too (snapshot, args)
                 t0 = _clock()
-                self._start_stepper(e, False)
+                self._start_stepper(e, False, None, True)
                 spend(eager, _clock() - t0)
             else:
                 self._start_stepper(e, False)
@@ -1199,10 +1202,15 @@ class Recorder:
             self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
 
     def test_enter(self, e):
-        """trace_tests: a test runner (not user code) called a test function: record its FLT."""
+        """trace_tests: a test runner (not user code) called a test function: record its FLT,
+        while the tests' stepping time lasts (config trace_tests_ms; a test's FLT, once
+        started, is recorded to its end)."""
         try:
-            if not self.out.over_limit:
-                self._start_stepper(e, False)
+            budget = self.tests_budget
+            if not self.out.over_limit and budget[0] > 0:
+                t0 = _clock()
+                self._start_stepper(e, False, budget, True)
+                spend(budget, _clock() - t0)
         except Exception as exc:
             self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
 
@@ -1214,7 +1222,10 @@ class Recorder:
                 if info:
                     info.state0 = FAST if info.plain else SLOW
 
-    def _start_stepper(self, e, buffered):
+    def _start_stepper(self, e, buffered, budget=None, abandon=False):
+        """Step invocation `e` (its FLT); `budget`: the [steps, seconds] its steps count down
+        (default: the eager FLTs', when there are any); `abandon`: an eager or test FLT, dropped
+        when its budget is overdrawn (stepper.OVERDRAFT)."""
         if buffered and self.eager is not None and self.eager[0] > 0:
             buffered = False  # eager FLTs keep every FLT anyway
         info = e[E_INFO]
@@ -1228,7 +1239,8 @@ class Recorder:
         if e[E_STATE] == FAST:
             e[E_STATE] = SLOW
         e[E_STEP] = Stepper(e[E_IDX], info.facts, e[E_FRAME], sink, self.values,
-                            self.cfg.max_steps, buffered, self.flush, self.internal_error, self.eager)
+                            self.cfg.max_steps, buffered, self.flush, self.internal_error,
+                            self.eager if budget is None else budget, abandon)
         if self.stepper_started is not None:
             self.stepper_started(e)
 

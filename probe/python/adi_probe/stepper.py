@@ -62,6 +62,13 @@ def exc_type_name(t):
     return name if mod in ("builtins", "__main__") else "%s.%s" % (mod, name)
 
 
+# How far past its time budget (seconds) the eager and test FLTs still being recorded may go:
+# then they are abandoned (their FLTs are dropped; a command that needs one re-runs). Without
+# it, an FLT started within the budget could cost any time: a conftest hook stepping over
+# pytest's config, 1 ms a step.
+OVERDRAFT = 0.2
+
+
 def spend(budget, seconds):
     """Count `seconds` of eager-FLT work down from ``budget`` ([steps, seconds left], config
     trace_all with max_ms); once none is left, no eager FLT starts any more (``budget[0] = 0``)."""
@@ -130,7 +137,8 @@ class CodeFacts:
 class Stepper:
     """The statement trace of one invocation (see the module docstring)."""
 
-    def __init__(self, idx, facts, frame, sink, values, max_steps, buffered, flush, on_error, budget=None):
+    def __init__(self, idx, facts, frame, sink, values, max_steps, buffered, flush, on_error, budget=None,
+                 abandon=False):
         self.idx = idx
         self.facts = facts
         self.keys = facts.keys
@@ -146,6 +154,9 @@ class Stepper:
         self.max_steps = max_steps
         self.budget = budget        # [steps left] or [steps, seconds left] of eager FLTs (trace_all)
         self.timed = budget is not None and len(budget) > 1  # line() counts its time down
+        # an eager or test FLT: abandoned once its budget is overdrawn by OVERDRAFT
+        self.abandon = abandon and self.timed
+        self.abandoned = False
         self.msg_limit = values.limit
         self.on_error = on_error    # reports an internal error (recorder.internal_error)
         self.failed = False
@@ -216,6 +227,8 @@ class Stepper:
         finally:
             self.timed = True
             spend(self.budget, _clock() - t0)
+            if self.abandon and self.budget[1] < -OVERDRAFT and not self.failed:
+                self.failed = self.abandoned = True  # finish() writes the end as "abandoned"
 
     def jump_line(self, frame, lineno, target):
         """A same-line backward jump seen through sys.monitoring (settrace reports a line event)."""
@@ -258,6 +271,9 @@ class Stepper:
     def finish(self, frame, kind):
         """The frame exits (kind "return" or "exception"), or the run ended ("unfinished")."""
         if self.sink is None:
+            return
+        if self.abandoned:
+            self.sink.append(("end", self.idx, "abandoned", self.dropped))
             return
         if self.failed:
             kind = "unfinished"

@@ -218,6 +218,18 @@ class TraceTests(unittest.TestCase):
         self.assertEqual(traced, ["unittest_sample:T.test_add#1", "unittest_sample:T.test_other#1"])
         self.assertEqual([s[0] for s in rec.steps("unittest_sample:T.test_add#1")], [10])
 
+    def test_time_budget(self):
+        # trace_tests_ms: tests that start once the tests' stepping time is spent are not
+        # stepped; with none, the first test (started before anything was spent) is the only one
+        rec = record(module("unittest", ["unittest_sample.T.test_add", "unittest_sample.T.test_other"]),
+                     trace_tests=True, trace_tests_ms=0)
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        traced = sorted(rec.fid(i) for i in rec.flts)
+        self.assertEqual(traced, ["unittest_sample:T.test_add#1"])
+        self.assertEqual(rec.end("unittest_sample:T.test_add#1"), ["return", 0])
+        self.assertEqual([inv.fid for inv in rec.order if ".test_" in inv.fid],
+                         ["unittest_sample:T.test_add#1", "unittest_sample:T.test_other#1"])
+
     def test_off_by_default(self):
         rec = record(module("unittest", ["unittest_sample.T.test_add"]))
         self.assertEqual(rec.flts, {})

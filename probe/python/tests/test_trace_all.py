@@ -46,6 +46,27 @@ class TraceAll(unittest.TestCase):
                 self.assertEqual(sorted(rec.flts), list(range(1, len(rec.flts) + 1)))
                 self.assertEqual(len(rec.order), 53)  # T is complete
 
+    def test_overdrawn_budget_abandons_running_flts(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                # heavy#1 starts within the 100 ms budget, but each of its steps compares 300
+                # objects (about 1 ms): its FLT passes the budget by more than stepper.OVERDRAFT
+                # (200 ms) and is abandoned, and so is main#1's, whose next line comes after;
+                # light#1 ended before; light#2 starts after the budget
+                rec = record(script("slow_steps.py"), engine=engine, trace_all={"max_steps": 100000, "max_ms": 100})
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                self.assertEqual(rec.stdout, "1124550\n")
+                ends = {rec.fid(i): f["end"] for i, f in rec.flts.items()}
+                self.assertEqual(ends["slow_steps:light#1"], ["return", 0])
+                self.assertEqual(ends["slow_steps:heavy#1"], ["abandoned", 0])
+                self.assertEqual(ends["slow_steps:main#1"], ["abandoned", 0])
+                self.assertNotIn("slow_steps:light#2", ends)
+                self.assertLess(len(rec.steps("slow_steps:heavy#1")), 3001)
+                # T is complete
+                self.assertEqual([inv.fid for inv in rec.order if "Node.__init__" not in inv.fid],
+                                 ["slow_steps:<module>#1", "slow_steps:Node#1", "slow_steps:main#1", "slow_steps:light#1",
+                                  "slow_steps:heavy#1", "slow_steps:light#2"])
+
     def test_per_frame_limit_still_applies(self):
         rec = record(script("many_calls.py"), trace_all={"max_steps": 1000}, limits={"max_steps": 7})
         self.assertEqual(len(rec.steps("many_calls:loop#1")), 7)
