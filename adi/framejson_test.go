@@ -13,10 +13,10 @@ import (
 // marshalled (before it was packed), which must not change.
 func TestFrameJSONUnchanged(t *testing.T) {
 	tr := &Trace{Frames: []Frame{
-		{N: 1, Caller: -1, Code: &Code{Func: "m:<module>", File: "/p/m.py", Line: 1}, Arguments: &Arguments{Args: []Arg{}}, Status: Returned, Return: "None"},
+		{N: 1, Caller: -1, Code: &Code{Func: "m:<module>", File: "/p/m.py", Line: 1}, Arguments: &Arguments{Args: []Arg{}}, Status: Returned, Outcome: Returning("None")},
 		{N: 1, Caller: 0, Thread: 2, Depth: 1, Code: &Code{Func: "m:f", File: "/p/<m>&.py", Line: 3}, CallLine: 9,
 			Arguments: &Arguments{Args: []Arg{{Name: "x", Value: "<Add, not rendered> & 'é'"}}, ArgsFP: "#0011223344556677"}, Status: Raised,
-			Exception: &Exception{Type: "ValueError", Message: "bad <x>", Line: 4}, Yields: 3},
+			Outcome: Raising(&Exception{Type: "ValueError", Message: "bad <x>", Line: 4}), Yields: 3},
 		{N: 1, Caller: 1, Depth: 2, Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}, Status: Unfinished},
 	}}
 	tr.Index()
@@ -42,7 +42,7 @@ func TestFrameJSONUnchanged(t *testing.T) {
 // A trace holds one Frame per call: its size is most of a recording's memory.
 func TestFrameSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) == 8 {
-		assert.Equal(t, uintptr(64), unsafe.Sizeof(Frame{}))
+		assert.Equal(t, uintptr(48), unsafe.Sizeof(Frame{}))
 	}
 }
 

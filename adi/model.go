@@ -109,9 +109,10 @@ func (s *Status) UnmarshalText(b []byte) error {
 //
 // A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
 // is kept small: what every invocation of a function shares (its file and first line) is one
-// *Code, what invocations with the same arguments share is one *Arguments, its small numbers are
-// int32 and its fields are ordered so that none is padded (64 bytes on 64-bit machines; its
-// function's name is in its Code, not in the frame, and its index is where it is in T). API
+// *Code, what invocations with the same arguments share is one *Arguments, what those with the
+// same outcome share is one *Outcome, its small numbers are int32 and its fields are ordered so
+// that none is padded (48 bytes on 64-bit machines; its function's name is in its Code, not in
+// the frame, and its index is where it is in T). API
 // answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields are in the order the API
 // documents.
 type Frame struct {
@@ -122,16 +123,35 @@ type Frame struct {
 	// with the same ones may share them, so they are never written once in a trace; never nil
 	// in a trace that was indexed.
 	*Arguments
+	// Outcome is what the invocation returned or raised: Frame.Return and Frame.Exception read
+	// it. Frames with the same one may share it (most return None, True or a small int), so it
+	// is never written once in a trace: a frame given another outcome gets another Outcome.
+	// Never nil in a trace that was indexed.
+	*Outcome
+	N        int32 // which call of its function this is (1 for the first): the index of its fid
+	Caller   int32 // index of the calling frame in T, -1 for an entry frame
+	Depth    int32 // 0 for an entry frame
+	CallLine int32 // line of the caller that made the call, 0 if none
+	Yields   int32 // times a generator or coroutine suspended
+	Thread   uint16
+	Status   Status
+}
+
+// Outcome is how an invocation ended: the repr of the value it returned (Status Returned), or
+// the exception that escaped it (Status Raised); neither for the other statuses.
+type Outcome struct {
 	Return    string
 	Exception *Exception
-	N         int32 // which call of its function this is (1 for the first): the index of its fid
-	Caller    int32 // index of the calling frame in T, -1 for an entry frame
-	Depth     int32 // 0 for an entry frame
-	CallLine  int32 // line of the caller that made the call, 0 if none
-	Yields    int32 // times a generator or coroutine suspended
-	Thread    uint16
-	Status    Status
 }
+
+// Returning is the Outcome of a frame that returned the value whose repr is ret.
+func Returning(ret string) *Outcome { return &Outcome{Return: ret} }
+
+// Raising is the Outcome of a frame that an exception escaped.
+func Raising(e *Exception) *Outcome { return &Outcome{Exception: e} }
+
+// NoOutcome is the Outcome of a frame that neither returned nor raised (unfinished, not started).
+var NoOutcome = &Outcome{}
 
 // FID returns the frame's fid: its function (Code.Func) and which call of it the frame is (N).
 // The function's name lives in the Code its frames share, so a frame does not carry it.
@@ -319,6 +339,9 @@ func (t *Trace) Index() {
 		}
 		if f.Arguments == nil {
 			f.Arguments = noArguments
+		}
+		if f.Outcome == nil {
+			f.Outcome = NoOutcome
 		}
 		counts[f.FID().Func]++
 		if f.Caller >= 0 && int(f.Caller) < n {

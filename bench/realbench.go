@@ -15,7 +15,7 @@ type RealRepoRow struct {
 	Repo     RealRepo
 	Workload *Workload
 	Calls    int           // calls in T (the first command's recording)
-	Plain    time.Duration // `python3 repro.py`, median
+	Plain    time.Duration // the target command without adi (`python3 repro.py`), median
 	// Cold is the first command (call-tree) with no daemon and a fresh state directory; Warm is
 	// the first command of a new session on the daemon already running.
 	Cold, Warm time.Duration
@@ -84,9 +84,6 @@ func (r *RealRepoRow) Failures() []string {
 	}
 	return out
 }
-
-// realCommand is the target command line of every real-repository workload.
-const realCommand = "python3 repro.py"
 
 // RealRepoBench measures one library: plain runs, an adi session through the CLI binary exe
 // (first command cold and warm, a re-run, navigation, exec, disk and memory), and the artifact's
@@ -180,7 +177,7 @@ func (e *Env) newDaemonFirst(ctx context.Context, exe string, r RealRepo, w *Wor
 		return nil, "", 0, err
 	}
 	c = &cli{exe: exe, state: state, dir: w.Dir}
-	first, err := c.run(ctx, "", "call-tree", realCommand)
+	first, err := c.run(ctx, "", "call-tree", r.command())
 	if err != nil {
 		return c, "", 0, err
 	}
@@ -211,7 +208,7 @@ func (e *Env) realAgain(ctx context.Context, exe string, r RealRepo, w *Workload
 
 // realRerun runs `break FUNC#2` (an FLT the first recording does not hold) and adds its time to t.
 func realRerun(ctx context.Context, c *cli, session string, r RealRepo, row *RealRepoRow, t *realTimes) (cliResult, error) {
-	brk, err := c.run(ctx, session, "break", realCommand, r.File+":"+r.Func+"#2")
+	brk, err := c.run(ctx, session, "break", r.command(), r.File+":"+r.Func+"#2")
 	if err != nil {
 		return brk, err
 	}
@@ -222,7 +219,7 @@ func realRerun(ctx context.Context, c *cli, session string, r RealRepo, row *Rea
 
 // realExec runs `exec FUNC#1 -l LINE -s STMT` and adds its time to t.
 func realExec(ctx context.Context, c *cli, session string, r RealRepo, w *Workload, row *RealRepoRow, t *realTimes) error {
-	ex, err := c.run(ctx, session, "exec", realCommand, r.File+":"+r.Func+"#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt)
+	ex, err := c.run(ctx, session, "exec", r.command(), r.File+":"+r.Func+"#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt)
 	if err != nil {
 		return err
 	}
@@ -305,7 +302,7 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 		return err
 	}
 	const next = "bench-warm"
-	warm, err := c.run(ctx, "", "call-tree", "--session", next, realCommand)
+	warm, err := c.run(ctx, "", "call-tree", "--session", next, r.command())
 	if err != nil {
 		return err
 	}
@@ -315,9 +312,9 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 		return err
 	}
 	target := r.File + ":" + r.Func
-	for _, args := range [][]string{{"break", "--session", next, realCommand, target + "#2"}, {"continue", "--session", next},
+	for _, args := range [][]string{{"break", "--session", next, r.command(), target + "#2"}, {"continue", "--session", next},
 		{"prev", "--session", next}, {"continue", "--session", next},
-		{"exec", "--session", next, realCommand, target + "#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt}} {
+		{"exec", "--session", next, r.command(), target + "#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt}} {
 		if _, err := c.run(ctx, next, args...); err != nil {
 			return err
 		}

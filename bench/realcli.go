@@ -157,7 +157,7 @@ func (c *cli) daemonPID() (int, error) {
 }
 
 // recordedRE matches the line adi prints when a command recorded its target.
-var recordedRE = regexp.MustCompile(`adi: recorded .*: (\d+) call\(s\) in \d+ ms, exit status -?\d+ \(session ([^)]+)\)`)
+var recordedRE = regexp.MustCompile(`adi: recorded .*: (\d+) call\(s\) in \d+ ms, exit status -?\d+(?:; [^(]*)? \(session ([^)]+)\)`)
 
 // parseRecorded returns the calls in T and the session id from a command's stderr, or ok=false
 // when it recorded nothing.

@@ -51,7 +51,8 @@ func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
 // realIntro explains the real-repository table.
 const realIntro = "Each workload is the Debian package (python3-requests, -flask, -networkx, -django, -sklearn, -sympy, -matplotlib) " +
 	"copied into a scratch directory, so all of it is user code, with its reproduce script bench/realrepos/NAME_repro.py as repro.py, " +
-	"run as `python3 repro.py` by /usr/bin/python3. adi runs through its CLI binary, each command timed as a whole process: " +
+	"run as `python3 repro.py` by /usr/bin/python3; the row \"networkx (pytest)\" runs a test file of the package instead, " +
+	"`python3 -m pytest networkx/algorithms/shortest_paths/tests/test_weighted.py -q -p no:cacheprovider` (53 tests). adi runs through its CLI binary, each command timed as a whole process: " +
 	"the first command is `call-tree` with no daemon and a fresh state directory (cold) and a new session's on the running daemon (warm); " +
 	"then `break FILE:FUNC#2`, whose FLT the first recording does not hold, `continue`, `prev`, `continue`, " +
 	"`exec FILE:FUNC#1 -l LINE -s STMT` (six commands with the first), and more `prev`/`continue`. " +

@@ -33,6 +33,22 @@ type RealRepo struct {
 	Func string
 	// Stmt is what exec runs at the function's first statement.
 	Stmt string
+	// Test, when set, is a test file of the package (relative to the scratch directory): the
+	// workload is then `python3 -m pytest TEST -q -p no:cacheprovider` instead of its script.
+	Test string
+}
+
+// argv is what follows the interpreter in r's target command.
+func (r RealRepo) argv() []string {
+	if r.Test != "" {
+		return []string{"-m", "pytest", r.Test, "-q", "-p", "no:cacheprovider"}
+	}
+	return []string{"repro.py"}
+}
+
+// command is r's target command line, as adi's commands are given it.
+func (r RealRepo) command() string {
+	return "python3 " + strings.Join(r.argv(), " ")
 }
 
 // RealRepos are the libraries of the table, in its order (roughly by run time).
@@ -51,6 +67,8 @@ var RealRepos = []RealRepo{
 		Func: "dup_zz_factor", Stmt: "print(f)"},
 	{Name: "matplotlib", Package: "matplotlib", Debian: "python3-matplotlib", File: "matplotlib/transforms.py",
 		Func: "Affine2D.rotate", Stmt: "print(theta)"},
+	{Name: "networkx (pytest)", Package: "networkx", Debian: "python3-networkx", File: "networkx/algorithms/shortest_paths/weighted.py",
+		Func: "_dijkstra_multisource", Stmt: "print(sorted(sources))", Test: "networkx/algorithms/shortest_paths/tests/test_weighted.py"},
 }
 
 // script returns the library's reproduce script (bench/realrepos/NAME_repro.py).
@@ -78,12 +96,14 @@ func (e *Env) RealRepoWorkload(ctx context.Context, r RealRepo) (*Workload, erro
 			return nil, fmt.Errorf("copy %s into %s: %w: %s", src, dir, err, out)
 		}
 	}
-	b, err := r.script()
-	if err != nil {
-		return nil, fmt.Errorf("the reproduce script of %s: %w", r.Name, err)
-	}
-	if err := writeFile(dir, "repro.py", string(b)); err != nil {
-		return nil, err
+	if r.Test == "" {
+		b, err := r.script()
+		if err != nil {
+			return nil, fmt.Errorf("the reproduce script of %s: %w", r.Name, err)
+		}
+		if err := writeFile(dir, "repro.py", string(b)); err != nil {
+			return nil, err
+		}
 	}
 	file := filepath.Join(dir, r.File)
 	srcText, err := os.ReadFile(file)
@@ -95,7 +115,7 @@ func (e *Env) RealRepoWorkload(ctx context.Context, r RealRepo) (*Workload, erro
 		return nil, fmt.Errorf("%s defines no %s: another %s version?", file, r.Func, r.Debian)
 	}
 	mod := strings.TrimSuffix(strings.ReplaceAll(r.File, "/", "."), ".py")
-	return &Workload{Name: r.Name, Dir: dir, Argv: []string{"repro.py"}, Func: mod + ":" + r.Func,
+	return &Workload{Name: r.Name, Dir: dir, Argv: r.argv(), Func: mod + ":" + r.Func,
 		File: file, Line: line, Stmt: r.Stmt}, nil
 }
 

@@ -15,6 +15,10 @@ func TestParseRecorded(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, 4866, calls)
 	assert.Equal(t, "cli-57b0a59d825a", session)
+	calls, session, ok = parseRecorded("adi: recorded `python3 -m pytest t.py -q`: 43046 call(s) in 2034 ms, exit status 0; tests: 0 failed, 53 passed (session cli-78cab8067d3a)\n")
+	require.True(t, ok)
+	assert.Equal(t, 43046, calls)
+	assert.Equal(t, "cli-78cab8067d3a", session)
 	_, _, ok = parseRecorded("adi: cannot record the FLT of t:f#2: t:f#2's argument x is 1 in the re-run, 2 in the recording\n")
 	assert.False(t, ok)
 }
@@ -120,9 +124,15 @@ real repositories, the worst: one more session's memory in the daemon ÷ its rec
 `, b.String())
 }
 
-// TestRealReposScripts checks that every library has its reproduce script embedded.
+// TestRealReposScripts checks that every library run by a script has its reproduce script
+// embedded, and that a test file's row runs pytest on it.
 func TestRealReposScripts(t *testing.T) {
 	for _, r := range RealRepos {
+		if r.Test != "" {
+			assert.Equal(t, "python3 -m pytest "+r.Test+" -q -p no:cacheprovider", r.command())
+			continue
+		}
+		assert.Equal(t, "python3 repro.py", r.command())
 		b, err := r.script()
 		require.NoError(t, err, r.Name)
 		assert.Contains(t, string(b), "import", r.Name)

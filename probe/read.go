@@ -874,6 +874,22 @@ func (d *decoder) build() (gap bool, err error) {
 	t.Frames = make([]adi.Frame, n)
 	d.codeOf = make([]int32, n)
 	counts := map[string]int32{}
+	// frames that returned the same repr share one Outcome (most return None, True, a small int)
+	returned := map[string]*adi.Outcome{}
+	outcome := func(status adi.Status, ret string, exc *adi.Exception) *adi.Outcome {
+		switch status {
+		case adi.Returned:
+			o := returned[ret]
+			if o == nil {
+				o = adi.Returning(ret)
+				returned[ret] = o
+			}
+			return o
+		case adi.Raised:
+			return adi.Raising(exc)
+		}
+		return adi.NoOutcome
+	}
 	for idx := 0; idx < n; idx++ {
 		c := &d.calls[byIdx[idx]-1]
 		cd := d.codes[int(c.cid)]
@@ -888,7 +904,7 @@ func (d *decoder) build() (gap bool, err error) {
 		*f = adi.Frame{
 			N: counts[cd.fn], Caller: c.caller, Thread: c.tid,
 			Code: cd.def, Arguments: c.args, CallLine: c.line, Status: c.status,
-			Return: c.ret, Exception: c.exc,
+			Outcome: outcome(c.status, c.ret, c.exc),
 		}
 		if c.caller >= 0 {
 			f.Depth = t.Frames[c.caller].Depth + 1
@@ -903,9 +919,9 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 		switch o.tag {
 		case "ret":
-			f.Status, f.Return, f.Exception = adi.Returned, o.ret, nil
+			f.Status, f.Outcome = adi.Returned, outcome(adi.Returned, o.ret, nil)
 		case "exc":
-			f.Status, f.Exception, f.Return = adi.Raised, o.exc, ""
+			f.Status, f.Outcome = adi.Raised, outcome(adi.Raised, "", o.exc)
 		case "yield":
 			f.Yields++
 		}
