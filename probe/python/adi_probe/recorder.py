@@ -58,7 +58,7 @@ _first = itemgetter(0)
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
 from .scope import checked, fits
-from .stepper import CodeFacts, Stepper, exc_message, exc_type_name, spend
+from .stepper import EAGER_OVERDRAFT, TESTS_OVERDRAFT, CodeFacts, Stepper, exc_message, exc_type_name, spend
 from .values import ADDR_LOW, fp_text
 
 E_FRAME, E_IDX, E_INFO, E_STEP, E_EXC, E_N, E_EXC_AT, E_CALLER, E_LINE, E_ARGS, E_FP, E_STATE = range(12)
@@ -1194,7 +1194,7 @@ class Recorder:
                 self._end_eager()
             elif len(eager) > 1:  # with a time budget: starting an FLT counts too (snapshot, args)
                 t0 = _clock()
-                self._start_stepper(e, False, None, True)
+                self._start_stepper(e, False, None, EAGER_OVERDRAFT)
                 spend(eager, _clock() - t0)
             else:
                 self._start_stepper(e, False)
@@ -1209,7 +1209,7 @@ class Recorder:
             budget = self.tests_budget
             if not self.out.over_limit and budget[0] > 0:
                 t0 = _clock()
-                self._start_stepper(e, False, budget, True)
+                self._start_stepper(e, False, budget, TESTS_OVERDRAFT)
                 spend(budget, _clock() - t0)
         except Exception as exc:
             self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
@@ -1222,10 +1222,10 @@ class Recorder:
                 if info:
                     info.state0 = FAST if info.plain else SLOW
 
-    def _start_stepper(self, e, buffered, budget=None, abandon=False):
+    def _start_stepper(self, e, buffered, budget=None, abandon=0.0):
         """Step invocation `e` (its FLT); `budget`: the [steps, seconds] its steps count down
-        (default: the eager FLTs', when there are any); `abandon`: an eager or test FLT, dropped
-        when its budget is overdrawn (stepper.OVERDRAFT)."""
+        (default: the eager FLTs', when there are any); `abandon`: for an eager or test FLT, by
+        how many seconds its budget may be overdrawn before it is dropped (stepper.py)."""
         if buffered and self.eager is not None and self.eager[0] > 0:
             buffered = False  # eager FLTs keep every FLT anyway
         info = e[E_INFO]

@@ -62,11 +62,13 @@ def exc_type_name(t):
     return name if mod in ("builtins", "__main__") else "%s.%s" % (mod, name)
 
 
-# How far past its time budget (seconds) the eager and test FLTs still being recorded may go:
-# then they are abandoned (their FLTs are dropped; a command that needs one re-runs). Without
-# it, an FLT started within the budget could cost any time: a conftest hook stepping over
-# pytest's config, 1 ms a step.
-OVERDRAFT = 0.2
+# How far past their time budget (seconds) the eager FLTs (a 10 ms budget) and the tests' FLTs
+# (250 ms) still being recorded may go: then they are abandoned (their FLTs are dropped; a
+# command that needs one re-runs). Without it, an FLT started within the budget could cost any
+# time: a conftest hook stepping over pytest's config, 1 ms a step, or a main() looping over
+# the whole run.
+EAGER_OVERDRAFT = 0.05
+TESTS_OVERDRAFT = 0.2
 
 
 def spend(budget, seconds):
@@ -138,7 +140,7 @@ class Stepper:
     """The statement trace of one invocation (see the module docstring)."""
 
     def __init__(self, idx, facts, frame, sink, values, max_steps, buffered, flush, on_error, budget=None,
-                 abandon=False):
+                 abandon=0.0):
         self.idx = idx
         self.facts = facts
         self.keys = facts.keys
@@ -154,8 +156,9 @@ class Stepper:
         self.max_steps = max_steps
         self.budget = budget        # [steps left] or [steps, seconds left] of eager FLTs (trace_all)
         self.timed = budget is not None and len(budget) > 1  # line() counts its time down
-        # an eager or test FLT: abandoned once its budget is overdrawn by OVERDRAFT
-        self.abandon = abandon and self.timed
+        # an eager or test FLT: abandoned once its budget is overdrawn by `abandon` seconds (0:
+        # never)
+        self.abandon = abandon if self.timed else 0.0
         self.abandoned = False
         self.msg_limit = values.limit
         self.on_error = on_error    # reports an internal error (recorder.internal_error)
@@ -227,8 +230,11 @@ class Stepper:
         finally:
             self.timed = True
             spend(self.budget, _clock() - t0)
-            if self.abandon and self.budget[1] < -OVERDRAFT and not self.failed:
+            if self.abandon and self.budget[1] < -self.abandon and not self.failed:
                 self.failed = self.abandoned = True  # finish() writes the end as "abandoned"
+                self.timed = False  # line() returns at once from now on
+                if self.wrapper is None:  # (not a debugger's tracer chained with ours: it needs lines)
+                    frame.f_trace_lines = False
 
     def jump_line(self, frame, lineno, target):
         """A same-line backward jump seen through sys.monitoring (settrace reports a line event)."""

@@ -50,8 +50,8 @@ class TraceAll(unittest.TestCase):
         for engine in ENGINES:
             with self.subTest(engine=engine):
                 # heavy#1 starts within the 100 ms budget, but each of its steps compares 300
-                # objects (about 1 ms): its FLT passes the budget by more than stepper.OVERDRAFT
-                # (200 ms) and is abandoned, and so is main#1's, whose next line comes after;
+                # objects (about 1 ms): its FLT passes the budget by more than
+                # stepper.EAGER_OVERDRAFT (50 ms) and is abandoned, and so is main#1's, whose next line comes after;
                 # light#1 ended before; light#2 starts after the budget
                 rec = record(script("slow_steps.py"), engine=engine, trace_all={"max_steps": 100000, "max_ms": 100})
                 self.assertEqual(rec.returncode, 0, rec.stderr)
