@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -119,6 +121,12 @@ func (c *Client) readLoop() {
 		if err != nil {
 			if errors.Is(err, ErrMalformed) {
 				c.log.Error("unreadable message from debugpy; closing", "error", err)
+			}
+			if errors.Is(err, os.ErrClosed) {
+				// the adapter exited and its pipe was closed under this read (exec.Cmd.Wait
+				// closes it as the process ends): to the client that is the end of the stream,
+				// as when the read saw the EOF first
+				err = io.EOF
 			}
 			c.shutdown(fmt.Errorf("%w: %v", ErrClosed, err))
 			_ = c.conn.Close()
