@@ -308,6 +308,9 @@ type FLT struct {
 	// FLT was recorded (T renders only the first calls of each function; nil: as in T).
 	Args   []Arg   `json:"args,omitempty"`
 	Return *string `json:"return,omitempty"`
+	// Ended is set when the FLT's end was read: a reader of a recording still being written (a
+	// live session's) has the whole FLT. Not kept with the FLT.
+	Ended bool `json:"-"`
 }
 
 // Len returns the number of frames in T.

@@ -1014,7 +1014,7 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 			return nil
 		}
 		if flt := fd.flts[idx]; flt != nil {
-			flt.Dropped = dropped
+			flt.Dropped, flt.Ended = dropped, true
 			clipSteps(flt)
 			if len(rec) > 3 { // the value it returned, rendered in full
 				var ret string
