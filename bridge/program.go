@@ -176,22 +176,28 @@ func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error)
 	// The python with debugpy is needed for exec --then-continue and live runs only; recording
 	// and exec work without it, so a target run by a python without debugpy is recorded with
 	// that python, and what needs debugpy says so (NeedDebugpy). It is looked for now only when
-	// the target's interpreter is "the" python, which then means that one.
+	// the target's interpreter is "the" python, which then means that one, and no interpreter
+	// was chosen (--python, $ADI_PYTHON): the one chosen is that python, with or without
+	// debugpy, and starting it to ask would cost the first command about 25 ms.
 	p.debugpy = &debugpyLookup{flag: o.Python}
+	chosen, how := o.Python, "--python"
+	if chosen == "" {
+		chosen, how = os.Getenv("ADI_PYTHON"), "$ADI_PYTHON"
+	}
 	var dbg *dap.Python
-	if plainPython(tg.Python) {
+	if plainPython(tg.Python) && chosen == "" {
 		dbg = p.DebugPython(ctx)
 	}
 	switch {
-	case plainPython(tg.Python) && dbg != nil:
-		p.Python = dbg.Path
-	case plainPython(tg.Python) && o.Python != "":
-		p.Python = o.Python // the interpreter chosen, without debugpy
+	case plainPython(tg.Python) && chosen != "":
+		p.Python = chosen
 		if !strings.ContainsRune(p.Python, '/') {
-			if p.Python, err = exec.LookPath(o.Python); err != nil {
-				return nil, tg, adi.BadInputf("interpreter %q (--python) not found on PATH; give its path", o.Python)
+			if p.Python, err = exec.LookPath(chosen); err != nil {
+				return nil, tg, adi.BadInputf("interpreter %q (%s) not found on PATH; give its path", chosen, how)
 			}
 		}
+	case plainPython(tg.Python) && dbg != nil:
+		p.Python = dbg.Path
 	case plainPython(tg.Python):
 		if p.Python, err = exec.LookPath(tg.Python); err != nil {
 			if _, serr := os.Stat("/usr/bin/python3"); serr != nil {
