@@ -18,7 +18,8 @@ flush time): an int, bool or None argument or return value is kept as the value 
 ``trace_all`` (eager FLTs) starts a stepper for every new invocation while its step budget
 lasts (``eager_enter``), except module bodies (a module's namespace of thousands of names, and
 the objects in it, would be compared at every step) and whatever runs while a user module is
-being imported (where nobody looks); then ``_end_eager`` gives plain code objects their fast path back.
+being imported (where nobody looks); then ``_end_eager`` gives plain code objects their fast path back
+(entries during an import take it all along).
 
 A stack entry is a list ``[frame, idx, info, stepper, exc, n, exc_at, caller, line, args, fp,
 state]`` (the E_* indexes): the frame, its invocation idx, its CodeInfo, its Stepper (or None),
@@ -337,6 +338,10 @@ class Recorder:
         self.eager = None
         if cfg.trace_all:
             self.eager = [cfg.trace_all] if cfg.trace_all_ms is None else [cfg.trace_all, cfg.trace_all_ms / 1000.0]
+        # [True] while eager FLTs may start: every entry outside imports goes through enter_slow
+        # (which starts them) until _end_eager; an entry during an import does not (no eager FLT
+        # starts there: sympy's script makes 197,000 calls while importing, before its first)
+        self.eager_live = [self.eager is not None and self.eager[0] > 0]
         # trace_tests: [steps, seconds] of stepping the tests' FLTs may still take (the steps
         # are not bounded; spend() zeroes them when the time is spent)
         self.tests_budget = [1 << 62, getattr(cfg, "trace_tests_ms", 250) / 1000.0]
@@ -415,8 +420,6 @@ class Recorder:
             info = CodeInfo(next(self._next_cid), func, ids, code, self._watches.get(func),
                             self.values.render if self.cfg.render_calls else self.values.summary,
                             self.cfg.render_calls, code.co_name == "<module>" and code is not self.main_code)
-            if self.eager is not None and self.eager[0] > 0:
-                info.state0 = SLOW  # every entry goes through enter_slow while eager FLTs last
             if self.cfg.trace_tests and code.co_name.startswith("test"):
                 info.is_test = True
                 info.plain = False
@@ -559,7 +562,7 @@ class Recorder:
         pop = stack.pop
         msg_limit = self.values.limit
         importing = self.importing
-        eager = self.eager
+        eager_live = self.eager_live
         stopped = self.stopped
         current = [mode]
         tid = ts.tid
@@ -656,7 +659,7 @@ class Recorder:
                     rec.attach_local(ce[E_FRAME], ce, local)  # a debugger replaced our tracer
             e = [frame, idx, info, None, None, n, -1, caller, line, a, fp, info.state0]
             push(e)
-            if e[E_STATE]:
+            if e[E_STATE] or (eager_live[0] and not importing[0]):
                 enter_slow(frame, e, info)
             if idx & _FLUSH_MASK == _FLUSH_MASK:
                 rec.flush()
@@ -739,9 +742,8 @@ class Recorder:
                 importing[0] += 1
             if info.watch is not None:
                 rec.watch_enter(ts, e)
-            if eager is not None and e[E_STEP] is None and eager[0] > 0 and not importing[0] \
-                    and info.code.co_name != "<module>":
-                rec.eager_enter(e)
+            if eager_live[0] and e[E_STEP] is None and not importing[0] and info.code.co_name != "<module>":
+                rec.eager_enter(e)  # (or ends eager FLTs when their budget is spent)
             if info.is_test and e[E_STEP] is None and e[E_CALLER] < 0:
                 rec.test_enter(e)
             if info.plain and e[E_STEP] is None:
@@ -763,8 +765,9 @@ class Recorder:
                 if current[0] is TRACE and stack:
                     e = stack[-1]
                     if e[E_FRAME] is frame:
-                        if arg is not None and not e[E_STATE]:
-                            # fast path: a value returned by a frame with nothing else to do
+                        if not e[E_STATE] and (arg is not None or frame.f_lasti in e[E_INFO].returns()):
+                            # fast path: a value returned by a frame with nothing else to do (None:
+                            # a return instruction, not an exception leaving it)
                             pop()
                             t = type(arg)
                             info = e[E_INFO]
@@ -880,7 +883,7 @@ class Recorder:
             elif event == "return":
                 if stack and stack[-1][E_FRAME] is frame:
                     e = stack[-1]
-                    if arg is not None and not e[E_STATE]:
+                    if not e[E_STATE] and (arg is not None or frame.f_lasti in e[E_INFO].returns()):
                         # fast path, as in local()
                         pop()
                         t = type(arg)
@@ -1215,12 +1218,9 @@ class Recorder:
             self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
 
     def _end_eager(self):
-        """The eager budget is spent: plain code objects get their fast path back."""
+        """The eager budget is spent: entries of plain code objects take their fast path again."""
         self.eager[0] = 0
-        with self._lock:
-            for info in list(self.codes.values()):
-                if info:
-                    info.state0 = FAST if info.plain else SLOW
+        self.eager_live[0] = False
 
     def _start_stepper(self, e, buffered, budget=None, abandon=0.0):
         """Step invocation `e` (its FLT); `budget`: the [steps, seconds] its steps count down
