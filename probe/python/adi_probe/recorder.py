@@ -344,7 +344,7 @@ class Recorder:
         self.eager_live = [self.eager is not None and self.eager[0] > 0]
         # trace_tests: [steps, seconds] of stepping the tests' FLTs may still take (the steps
         # are not bounded; spend() zeroes them when the time is spent)
-        self.tests_budget = [1 << 62, getattr(cfg, "trace_tests_ms", 250) / 1000.0]
+        self.tests_budget = [1 << 62, cfg.trace_tests_ms / 1000.0]
         self.stepper_started = None  # engine callbacks (sys.monitoring enables LINE events)
         self.stepper_ended = None
         self.internal_errors = []
