@@ -23,7 +23,7 @@ func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
 	if len(rows) == 0 {
 		return
 	}
-	b.WriteString("### Real repositories: adi's CLI on seven libraries, against the artifact's method\n\n")
+	b.WriteString("### Real repositories: adi's CLI on seven libraries and a pytest run, against the artifact's method\n\n")
 	b.WriteString(realIntro)
 	b.WriteString("| library | function (frames used) | calls in T | plain run | first command, cold | first command, warm | `break f#2` | navigation | exec | artifact, per command | artifact, exec | disk: first recording → after six | session's memory in the daemon: first on a new daemon / one more | every command answered |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
