@@ -49,7 +49,9 @@ import itertools
 import sys
 import threading
 import weakref
-from time import perf_counter as _clock
+# the eager and test FLTs' budgets count this thread's CPU time, not the wall clock, so that a
+# busy machine does not spend them for other processes (0.6 µs a reading, on stepped lines only)
+from time import thread_time as _clock
 from bisect import bisect_right
 from functools import partial
 from operator import itemgetter

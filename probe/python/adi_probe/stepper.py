@@ -35,7 +35,9 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 """
 
 import dis
-from time import perf_counter as _clock
+# the eager and test FLTs' budgets count this thread's CPU time, not the wall clock, so that a
+# busy machine does not spend them for other processes (0.6 µs a reading, on stepped lines only)
+from time import thread_time as _clock
 
 from . import source, usercode
 from .output import RAW_TYPES
