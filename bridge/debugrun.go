@@ -162,18 +162,29 @@ func (d *debugRun) alive() bool {
 }
 
 // lostAdapter reports whether the DAP connection ended before debugpy said the debuggee exited:
-// then the adapter died (or was killed), not the program.
+// then the adapter died (or was killed), not the program. The debuggee's end can be seen a
+// moment before either (a killed adapter takes the program with it, and on a busy machine the
+// connection's end is read later), so it waits up to lostAdapterWait for one of them.
 func (d *debugRun) lostAdapter() bool {
-	if _, exited := d.dr.Exit(); exited {
-		return false
-	}
-	select {
-	case <-d.dr.Client.Done():
-		return true
-	default:
-		return false
+	deadline := time.Now().Add(lostAdapterWait)
+	for {
+		if _, exited := d.dr.Exit(); exited {
+			return false
+		}
+		select {
+		case <-d.dr.Client.Done():
+			_, exited := d.dr.Exit()
+			return !exited
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
 	}
 }
+
+// lostAdapterWait bounds how long lostAdapter waits for debugpy's word on a debuggee that ended.
+const lostAdapterWait = time.Second
 
 // finish waits for the debuggee to end (or ctx) and reads what the probe wrote. When ctx ends
 // first (the run's time is up), the debuggee is asked to stop before it is killed.
