@@ -180,10 +180,7 @@ func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error)
 	// was chosen (--python, $ADI_PYTHON): the one chosen is that python, with or without
 	// debugpy, and starting it to ask would cost the first command about 25 ms.
 	p.debugpy = &debugpyLookup{flag: o.Python}
-	chosen, how := o.Python, "--python"
-	if chosen == "" {
-		chosen, how = os.Getenv("ADI_PYTHON"), "$ADI_PYTHON"
-	}
+	chosen, how := dap.ChosenPython(o.Python)
 	var dbg *dap.Python
 	if plainPython(tg.Python) && chosen == "" {
 		dbg = p.DebugPython(ctx)

@@ -71,17 +71,27 @@ except Exception:
 print(json.dumps(info))
 `
 
+// ChosenPython returns the interpreter the user chose, if any, and how: flag (the --python flag)
+// first, then $ADI_PYTHON; "" when neither is set.
+func ChosenPython(flag string) (path, source string) {
+	if flag != "" {
+		return flag, "--python"
+	}
+	if env := os.Getenv("ADI_PYTHON"); env != "" {
+		return env, "ADI_PYTHON"
+	}
+	return "", ""
+}
+
 // FindPython returns the first interpreter that imports debugpy, trying in order: flag (the
 // --python flag), $ADI_PYTHON, python3 on PATH, /usr/bin/python3. The error lists every candidate
 // and why it was passed over, and says how to fix it.
 func FindPython(ctx context.Context, flag string) (*Python, error) {
 	type cand struct{ path, source string }
 	var cands []cand
-	if flag != "" {
-		cands = append(cands, cand{flag, "--python"})
-	}
-	if env := os.Getenv("ADI_PYTHON"); env != "" {
-		cands = append(cands, cand{env, "ADI_PYTHON"})
+	// an explicit choice that fails is an error (below), so the other one is never tried
+	if path, source := ChosenPython(flag); path != "" {
+		cands = append(cands, cand{path, source})
 	}
 	if p, err := exec.LookPath("python3"); err == nil {
 		cands = append(cands, cand{p, "PATH"})
