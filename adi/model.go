@@ -9,6 +9,7 @@ package adi
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -245,6 +246,10 @@ type Trace struct {
 	// callees lists every frame that has a caller, ordered by caller, then by index: the callees
 	// of one frame are a run of it (see Callees).
 	callees []int32
+	// sharedLine holds the functions whose file has another recorded function that starts on the
+	// same line (lambdas, or several definitions on one line): a "file:line" reference cannot name
+	// them. Usually empty.
+	sharedLine map[string]bool
 }
 
 // ChangeKind says what a statement did to a variable.
@@ -371,6 +376,25 @@ func (t *Trace) Index() {
 			t.callees[at[c]] = int32(i)
 			at[c]++ // where the next callee of c goes
 		}
+	}
+	type defLine struct {
+		file string
+		line int32
+	}
+	first := make(map[defLine]string, len(t.byFunc))
+	t.sharedLine = nil
+	for fn, inv := range t.byFunc {
+		c := t.Frames[inv[0]].Code
+		k := defLine{path.Clean(c.File), c.Line}
+		o, ok := first[k]
+		if !ok {
+			first[k] = fn
+			continue
+		}
+		if t.sharedLine == nil {
+			t.sharedLine = make(map[string]bool)
+		}
+		t.sharedLine[o], t.sharedLine[fn] = true, true
 	}
 }
 

@@ -107,3 +107,30 @@ func TestResolveErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLineTarget: a frame's summary names it by "file:line#N" when its function is the only
+// recorded one of its file that starts on that line, as a line reference resolves it; lambdas
+// defined on one line cannot be named so.
+func TestLineTarget(t *testing.T) {
+	tr := newTrace("/proj",
+		ret("m:f", 1, -1, 0, "/proj/a.py", 3, "1"),
+		ret("m:<lambda>", 1, 0, 4, "/proj/a.py", 10, "2"),
+		ret("m:g.<locals>.<lambda>", 1, 0, 4, "/proj/a.py", 10, "3"),
+		ret("n:h", 1, 0, 5, "/proj/b.py", 10, "4"),
+		ret("m:f", 2, 0, 6, "/proj/a.py", 3, "5"),
+	)
+	want := []string{"/proj/a.py:3#1", "", "", "/proj/b.py:10#1", "/proj/a.py:3#2"}
+	for j, w := range want {
+		assert.Equal(t, w, tr.FrameSummary(j).LineTarget, "frame %d", j)
+		if w == "" {
+			continue
+		}
+		ref, err := ParseRef(w)
+		require.NoError(t, err)
+		k, err := tr.ResolveFrame(ref)
+		require.NoError(t, err)
+		assert.Equal(t, j, k, "frame %d", j)
+	}
+	_, err := tr.ResolveFrame(Ref{Path: "/proj/a.py", Line: 10, Index: 1})
+	assert.ErrorContains(t, err, "are all defined at line 10")
+}

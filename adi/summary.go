@@ -52,7 +52,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 	if c := t.Frame(int(f.Caller)); c != nil {
 		s.Caller = c.FID().String()
 	}
-	if fn, err := t.lineOwner(t.funcsIn(f.File), int(f.Line)); err == nil && fn == f.FID().Func {
+	if !t.sharedLine[f.Func] && t.byFunc != nil { // the line names the function (as ResolveLine reads it)
 		s.LineTarget = f.File + ":" + strconv.Itoa(int(f.Line)) + "#" + strconv.Itoa(f.FID().Index)
 	}
 	return s

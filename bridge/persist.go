@@ -68,7 +68,7 @@ func (s *Session) writeState() error {
 	if bytes.Equal(b, s.savedState) {
 		return nil // most commands move nothing that is saved: no write
 	}
-	if err := writeFile(filepath.Join(s.Dir, "state.json"), b); err != nil {
+	if err := overwriteFile(filepath.Join(s.Dir, "state.json"), b); err != nil {
 		return err
 	}
 	s.savedState = b
@@ -208,6 +208,37 @@ func writeFile(path string, b []byte) error {
 		return fmt.Errorf("cannot write %s (is the disk full?): %w", path, err)
 	}
 	return os.Rename(tmp, path)
+}
+
+// overwriteFile writes b over the small file at path in place: one write at offset 0, padded
+// with spaces (which JSON ignores) to the file's length when b is shorter, so that the file is
+// never truncated or replaced. Replacing a file by rename, or truncating it, makes ext4 write the
+// old file's data out first (its auto_da_alloc: 250 µs a save measured on these machines), and
+// state.json is saved at every move of the cursor, inside the command's answer. A write of one
+// page at offset 0 is whole or absent when the process is killed, like a rename; bigger contents,
+// and a file that would stay much longer than its contents, are written by writeFile.
+func overwriteFile(path string, b []byte) error {
+	const page = 4096
+	if len(b) > page {
+		return writeFile(path, b)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	st, err := f.Stat()
+	if err == nil && st.Size() > page {
+		f.Close()
+		return writeFile(path, b)
+	}
+	if err == nil && st.Size() > int64(len(b)) {
+		b = append(b[:len(b):len(b)], bytes.Repeat([]byte{' '}, int(st.Size())-len(b))...)
+	}
+	if _, err = f.WriteAt(b, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot write %s (is the disk full?): %w", path, err)
+	}
+	return f.Close()
 }
 
 // readJSON reads path into v.
