@@ -77,7 +77,8 @@ func (t *Trace) CallTree(root int, o TreeOptions) (*CallTree, error) {
 // RunTree builds the tree of the whole run: every entry frame of T (a frame no user code called)
 // with the calls below it, the entry frames bounded by the width like any other level. When tests
 // is set (the target runs pytest or unittest) it also lists the tests that ran, failed ones first,
-// and puts the trees of the failed and unfinished tests before the other entry frames.
+// and puts the trees of the tests before the other entry frames (imports, fixtures, the test
+// runner's hooks): those of the failed and unfinished tests first, then those that passed.
 func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 	if t.Len() == 0 {
 		return nil, NotFoundf("the recording has no frames; check the target's output")
@@ -94,6 +95,11 @@ func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 		ct.Tests = list[:min(o.Width, len(list))]
 		for _, r := range list {
 			if r.Status == TestFailed || r.Status == TestUnfinished {
+				first = append(first, int32(r.Frame))
+			}
+		}
+		for _, r := range list {
+			if r.Status != TestFailed && r.Status != TestUnfinished && t.Frames[r.Frame].Caller < 0 {
 				first = append(first, int32(r.Frame))
 			}
 		}
@@ -209,8 +215,12 @@ func (c *CallTree) Text(o TextOptions) string {
 			dc.head = append(dc.head, fmt.Sprintf("Call tree of %s (depth %d, width %d):", c.Roots[0].FID, c.Depth, c.Width))
 		default:
 			order := ""
-			if c.TestCounts != nil && c.TestCounts.Failed+c.TestCounts.Unfinished > 0 {
-				order = ", failing tests first"
+			switch {
+			case c.TestCounts == nil || len(c.Tests) == 0:
+			case c.TestCounts.Failed+c.TestCounts.Unfinished > 0:
+				order = ", failing tests first, then the other tests"
+			default:
+				order = ", tests first"
 			}
 			dc.head = append(dc.head, fmt.Sprintf("Call tree of the run: %s%s (depth %d, width %d):",
 				plural(c.EntryFrames, "entry frame"), order, c.Depth, c.Width))

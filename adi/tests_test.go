@@ -63,29 +63,29 @@ func TestRunTreeText(t *testing.T) {
   FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0
   passed test_cart:TestLine.test_line#1 → None
   passed test_cart:TestLine.test_line#2 → None
-Call tree of the run: 4 entry frames, failing tests first (depth 3, width 10):
+Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 3, width 10):
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
     cart:line_total#1(qty=10, price=2.0, rate=0.1) → 20.0
     cart:line_total#2(qty=3, price=3.0, rate=0.1) → 9.0
-test_cart:<module>#1() → None
-  cart:<module>#1() → None
-  test_cart:TestLine#1() → None
 test_cart:TestLine.test_line#1(self=<test_cart.TestLine object at 0x…>, qty=1, price=2.0) → None
   cart:line_total#3(qty=1, price=2.0, rate=0.0) → 2.0
 test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20, price=1.0) → None
   cart:line_total#4(qty=20, price=1.0, rate=0.0) → 20.0
+test_cart:<module>#1() → None
+  cart:<module>#1() → None
+  test_cart:TestLine#1() → None
 `},
 		{"test target, narrow", func(t *testing.T) *CallTree {
 			return mustRunTree(t, pytestTrace(), TreeOptions{Depth: 1, Width: 1}, true)
 		}, `Tests: 1 failed, 2 passed
   FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0
   … 2 more tests (a larger --width lists them)
-Call tree of the run: 4 entry frames, failing tests first (depth 1, width 1):
+Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 1, width 1):
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
     … 2 calls to line_total below the depth limit
-… 3 more entry calls (1 to <module>, 2 to TestLine.test_line), 7 with their callees
+… 3 more entry calls (2 to TestLine.test_line, 1 to <module>), 7 with their callees
 `},
 		{"other target: every entry frame in order", func(t *testing.T) *CallTree {
 			return mustRunTree(t, pytestTrace(), TreeOptions{Depth: 1, Width: 2}, false)
@@ -141,9 +141,9 @@ func TestRunTreeJSON(t *testing.T) {
 	assert.Equal(t, 4, got.EntryFrames)
 	require.Len(t, got.Roots, 2)
 	assert.Equal(t, "test_cart:test_total#1", got.Roots[0].FID)
-	assert.Equal(t, "test_cart:<module>#1", got.Roots[1].FID)
-	assert.Equal(t, []CallGroup{{Func: "test_cart:TestLine.test_line", Count: 2}}, got.HiddenRoots)
-	assert.Equal(t, 4, got.HiddenRootCalls)
+	assert.Equal(t, "test_cart:TestLine.test_line#1", got.Roots[1].FID)
+	assert.Equal(t, []CallGroup{{Func: "test_cart:TestLine.test_line", Count: 1}, {Func: "test_cart:<module>", Count: 1}}, got.HiddenRoots)
+	assert.Equal(t, 5, got.HiddenRootCalls)
 	assert.JSONEq(t, `{"failed": 1, "passed": 2}`, string(got.TestCounts))
 	assert.JSONEq(t, `[
 		{"fid": "test_cart:test_total#1", "frame": 3, "status": "failed", "outcome": "AssertionError: assert 29.0 == 27.0"},

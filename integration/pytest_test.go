@@ -40,18 +40,18 @@ func TestPytestTarget(t *testing.T) {
   FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0
   passed test_cart:TestLine.test_line#1 → None
   passed test_cart:TestLine.test_line#2 → None
-Call tree of the run: 4 entry frames, failing tests first (depth 3, width 10):
+Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 3, width 10):
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)\n +    where <function total at 0x…> = cart.total
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
     cart:line_total#1(qty=10, price=2.0, rate=0.1) → 20.0
     cart:line_total#2(qty=3, price=3.0, rate=0.1) → 9.0
-test_cart:<module>#1() → None
-  cart:<module>#1() → None
-  test_cart:TestLine#1() → class TestLine
 test_cart:TestLine.test_line#1(self=<test_cart.TestLine object at 0x…>, qty=1, price=2.0) → None
   cart:line_total#3(qty=1, price=2.0, rate=0.0) → 2.0
 test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20, price=1.0) → None
   cart:line_total#4(qty=20, price=1.0, rate=0.0) → 20.0
+test_cart:<module>#1() → None
+  cart:<module>#1() → None
+  test_cart:TestLine#1() → class TestLine
 `, addresses.ReplaceAllString(res.stdout, "0x…"))
 
 	res = r.run("call-tree", cmd, "--json", "--depth", "1")
@@ -71,7 +71,7 @@ test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20
 	for _, n := range ans.Result.Roots {
 		roots = append(roots, n.FID)
 	}
-	assert.Equal(t, []string{"test_cart:test_total#1", "test_cart:<module>#1", "test_cart:TestLine.test_line#1", "test_cart:TestLine.test_line#2"}, roots)
+	assert.Equal(t, []string{"test_cart:test_total#1", "test_cart:TestLine.test_line#1", "test_cart:TestLine.test_line#2", "test_cart:<module>#1"}, roots)
 	assert.Equal(t, 4, ans.Result.EntryFrames)
 	assert.JSONEq(t, `{"failed": 1, "passed": 2}`, string(ans.Result.TestCounts))
 	assert.JSONEq(t, `[
@@ -88,11 +88,6 @@ test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20
 Args: self = <test_cart.TestLine object at 0x…>, qty = 20, price = 1.0
 
   13 | assert cart.line_total(qty, price, 0.0) == qty * price  → True
-     |   + @py_assert1 = None
-     |   + @py_assert5 = None
-     |   + @py_assert7 = None
-     |   + @py_assert12 = None
-     |   + @py_assert9 = None
      |   → cart:line_total#4 → 20.0
 
 Return: None
@@ -159,8 +154,6 @@ Args: (none)
   10 | total = sum(range(5))
      |   + total = 10
   11 | assert total == 10  → True
-     |   + @py_assert2 = None
-     |   + @py_assert1 = None
 
 Return: None
 `, res.stdout)
@@ -204,13 +197,6 @@ const slowTest8Steps = `  64 | total = 0
      |   ~ total = 4950 (was 4851)
   65 | for i in range(100):   [iteration 101]
   67 | assert total == 4950 and len(nodes) == 300  → True
-     |   + @py_assert1 = None
-     |   + @py_assert4 = None
-     |   + @py_assert3 = None
-     |   + @py_assert0 = None
-     |   + @py_assert11 = None
-     |   + @py_assert14 = None
-     |   + @py_assert13 = None
 
 Return: None
 `

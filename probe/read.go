@@ -1064,6 +1064,9 @@ func decodeStep(st *adi.Step, changes, callees, loop, ev any) error {
 		if err := values(ch[:1], &out.Name); err != nil {
 			return fmt.Errorf("change: %w", err)
 		}
+		if strings.HasPrefix(out.Name, "@") {
+			continue // not a name source can write: a code rewriter's (pytest's @py_assert1)
+		}
 		if err := values(ch[3:], &kind); err != nil {
 			return fmt.Errorf("change: %w", err)
 		}
