@@ -566,6 +566,7 @@ class Recorder:
         importing = self.importing
         eager_live = self.eager_live
         stopped = self.stopped
+        light_run = self.cfg.light  # its T is only compared with the recording: no call lines
         current = [mode]
         tid = ts.tid
         zone = self.depth_zone
@@ -619,7 +620,7 @@ class Recorder:
             if stack:
                 ce = stack[-1]
                 caller = ce[E_IDX]
-                line = ce[E_INFO].lines[ce[E_FRAME].f_lasti]
+                line = 0 if light_run else ce[E_INFO].lines[ce[E_FRAME].f_lasti]
                 st = ce[E_STEP]
             else:
                 caller = -1

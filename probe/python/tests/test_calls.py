@@ -239,10 +239,14 @@ class Light(unittest.TestCase):
         rec = record(script("methods.py"), light=True, trace=[{"func": "methods:main.<locals>.<lambda>", "index": 2}])
         self.assertEqual(rec.returncode, 0, rec.stderr)
         self.assertEqual([i.fid for i in rec.order], [i.fid for i in full.order], "the same T")
+        self.assertEqual([i.caller for i in rec.order], [i.caller for i in full.order], "the same callers")
         for inv, ref in zip(rec.order, full.order):
             if inv.fid.startswith("methods:main.<locals>.<lambda>#"):
                 self.assertEqual(inv.args, ref.args, inv.fid)
             else:
                 self.assertEqual(inv.args, [], inv.fid)
+            # a light run's T is only compared with the recording: it writes no call lines
+            self.assertEqual(inv.call_line, 0, inv.fid)
+        self.assertTrue(any(i.call_line > 0 for i in full.order))
         self.assertEqual(rec.steps("methods:main.<locals>.<lambda>#2"), record(
             script("methods.py"), trace=[{"func": "methods:main.<locals>.<lambda>", "index": 2}]).steps("methods:main.<locals>.<lambda>#2"))
