@@ -28,15 +28,9 @@ func golden(t *testing.T, name, got string) {
 	assert.Equal(t, string(want), got)
 }
 
-// newTrace indexes frames into a Trace: it fills Depth from the Caller links.
+// newTrace indexes frames into a Trace.
 func newTrace(root string, frames ...Frame) *Trace {
 	t := &Trace{Root: root, Frames: frames, Threads: []string{"MainThread"}}
-	for i := range t.Frames {
-		f := &t.Frames[i]
-		if f.Caller >= 0 {
-			f.Depth = t.Frames[f.Caller].Depth + 1
-		}
-	}
 	t.Index()
 	return t
 }

@@ -14,12 +14,15 @@ import (
 func TestFrameJSONUnchanged(t *testing.T) {
 	tr := &Trace{Frames: []Frame{
 		{N: 1, Caller: -1, Code: &Code{Func: "m:<module>", File: "/p/m.py", Line: 1}, Arguments: &Arguments{Args: []Arg{}}, Status: Returned, Outcome: Returning("None")},
-		{N: 1, Caller: 0, Thread: 2, Depth: 1, Code: &Code{Func: "m:f", File: "/p/<m>&.py", Line: 3}, CallLine: 9,
+		{N: 1, Caller: 0, Thread: 2, Code: &Code{Func: "m:f", File: "/p/<m>&.py", Line: 3}, CallLine: 9,
 			Arguments: &Arguments{Args: []Arg{{Name: "x", Value: "<Add, not rendered> & 'é'"}}, ArgsFP: "#0011223344556677"}, Status: Raised,
-			Outcome: Raising(&Exception{Type: "ValueError", Message: "bad <x>", Line: 4}), Yields: 3},
-		{N: 1, Caller: 1, Depth: 2, Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}, Status: Unfinished},
+			Outcome: Raising(&Exception{Type: "ValueError", Message: "bad <x>", Line: 4})},
+		{N: 1, Caller: 1, Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}, Status: Unfinished},
 	}}
 	tr.Index()
+	for range 3 {
+		tr.AddYield(1)
+	}
 	frames := make([]FrameJSON, tr.Len())
 	for i := range frames {
 		frames[i] = tr.FrameJSON(i)
@@ -42,7 +45,7 @@ func TestFrameJSONUnchanged(t *testing.T) {
 // A trace holds one Frame per call: its size is most of a recording's memory.
 func TestFrameSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) == 8 {
-		assert.Equal(t, uintptr(48), unsafe.Sizeof(Frame{}))
+		assert.Equal(t, uintptr(40), unsafe.Sizeof(Frame{}))
 	}
 }
 

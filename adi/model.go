@@ -112,10 +112,11 @@ func (s *Status) UnmarshalText(b []byte) error {
 // is kept small: what every invocation of a function shares (its file and first line) is one
 // *Code, what invocations with the same arguments share is one *Arguments, what those with the
 // same outcome share is one *Outcome, its small numbers are int32 and its fields are ordered so
-// that none is padded (48 bytes on 64-bit machines; its function's name is in its Code, not in
-// the frame, and its index is where it is in T). API
-// answers write a frame as a FrameJSON (Trace.FrameJSON), whose fields are in the order the API
-// documents.
+// that none is padded (40 bytes on 64-bit machines). What can be found elsewhere is not in it:
+// its function's name is in its Code, its index is where it is in T, its depth is the length of
+// its caller chain (Trace.Depth), and how often a generator suspended is kept by the trace for
+// the few frames that did (Trace.Yields). API answers write a frame as a FrameJSON
+// (Trace.FrameJSON), whose fields are in the order the API documents.
 type Frame struct {
 	// Code is the function's definition: Frame.Func, Frame.File and Frame.Line read it. Frames
 	// of one function share it; never nil in a trace that was indexed (Trace.Index).
@@ -131,9 +132,7 @@ type Frame struct {
 	*Outcome
 	N        int32 // which call of its function this is (1 for the first): the index of its fid
 	Caller   int32 // index of the calling frame in T, -1 for an entry frame
-	Depth    int32 // 0 for an entry frame
 	CallLine int32 // line of the caller that made the call, 0 if none
-	Yields   int32 // times a generator or coroutine suspended
 	Thread   uint16
 	Status   Status
 }
@@ -211,11 +210,33 @@ type FrameJSON struct {
 func (t *Trace) FrameJSON(i int) FrameJSON {
 	f := &t.Frames[i]
 	return FrameJSON{
-		Index: i, FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: int(f.Depth),
+		Index: i, FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: t.Depth(i),
 		File: f.File, Line: int(f.Line), CallLine: int(f.CallLine), Args: f.Args, ArgsFP: f.ArgsFP,
-		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
+		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: t.Yields(i),
 		Callees: t.Callees(i),
 	}
+}
+
+// Depth is frame i's depth: how many frames of T its caller chain holds (0 for an entry frame).
+// A caller precedes its callees in T, so the walk ends.
+func (t *Trace) Depth(i int) int {
+	d := 0
+	for c := t.Frames[i].Caller; c >= 0 && int(c) < i; c = t.Frames[c].Caller {
+		d++
+		i = int(c)
+	}
+	return d
+}
+
+// Yields is how many times generator or coroutine frame i suspended (0 for other frames).
+func (t *Trace) Yields(i int) int { return int(t.yields[int32(i)]) }
+
+// AddYield counts one more suspension of frame i (for readers of a recording).
+func (t *Trace) AddYield(i int) {
+	if t.yields == nil {
+		t.yields = make(map[int32]int32)
+	}
+	t.yields[int32(i)]++
 }
 
 // Trace is T: every recorded invocation of user code in one run, in order of entry.
@@ -246,6 +267,8 @@ type Trace struct {
 	// callees lists every frame that has a caller, ordered by caller, then by index: the callees
 	// of one frame are a run of it (see Callees).
 	callees []int32
+	// yields counts the suspensions of the generators and coroutines of T that suspended, by index.
+	yields map[int32]int32
 	// sharedLine holds the functions whose file has another recorded function that starts on the
 	// same line (lambdas, or several definitions on one line): a "file:line" reference cannot name
 	// them. Usually empty.

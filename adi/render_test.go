@@ -19,8 +19,10 @@ import (
 func generatorTrace() (*Trace, *FLT) {
 	y0, y1 := "0", "1"
 	gen := ret("c:count", 1, 0, 9, "/proj/c.py", 1, "", Arg{"n", "5"})
-	gen.Status, gen.Yields = Unfinished, 2
+	gen.Status = Unfinished
 	tr := newTrace("/proj", ret("c:<module>", 1, -1, 0, "/proj/c.py", 1, "None"), gen)
+	tr.AddYield(1)
+	tr.AddYield(1)
 	return tr, &FLT{Frame: 1, Steps: []Step{
 		{Line: 2, Stmt: "i = 0", Changes: []Change{{Name: "i", New: "0", Kind: New}}},
 		{Line: 3, Stmt: "while i < n:", Loop: []LoopPos{{Header: 3, Iteration: 1}}},

@@ -41,7 +41,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 	f := &t.Frames[j]
 	s := FrameSummary{
 		FID: f.FID().String(), Frame: j, CallLine: int(f.CallLine), File: f.File, Line: int(f.Line),
-		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: int(f.Yields),
+		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: t.Yields(j),
 		Kind:    f.Code.Kind,
 		Target:  f.File + ":" + ShortName(f.FID().Func) + "#" + strconv.Itoa(f.FID().Index),
 		Running: t.Live && f.Status == Unfinished,

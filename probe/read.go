@@ -906,9 +906,6 @@ func (d *decoder) build() (gap bool, err error) {
 			Code: cd.def, Arguments: c.args, CallLine: c.line, Status: c.status,
 			Outcome: outcome(c.status, c.ret, c.exc),
 		}
-		if c.caller >= 0 {
-			f.Depth = t.Frames[c.caller].Depth + 1
-		}
 		d.codeOf[idx] = c.cid
 	}
 	d.calls = nil
@@ -923,7 +920,7 @@ func (d *decoder) build() (gap bool, err error) {
 		case "exc":
 			f.Status, f.Outcome = adi.Raised, outcome(adi.Raised, "", o.exc)
 		case "yield":
-			f.Yields++
+			t.AddYield(o.idx)
 		}
 	}
 	d.outcomes = nil

@@ -47,7 +47,7 @@ func TestReadRecording(t *testing.T) {
 	f := tr.Frames[2]
 	assert.Equal(t, adi.FID{Func: "t:f", Index: 2}, f.FID())
 	assert.Equal(t, int32(0), f.Caller)
-	assert.Equal(t, int32(1), f.Depth)
+	assert.Equal(t, 1, tr.Depth(2))
 	assert.Equal(t, int32(10), f.CallLine)
 	assert.Equal(t, []adi.Arg{{Name: "x", Value: "5"}, {Name: "*args", Value: "(1,)"}}, f.Args)
 	assert.Equal(t, adi.Raised, f.Status)
@@ -140,9 +140,9 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	}
 	assert.Equal(t, []string{"t:<module>#1 returned None", "t:g#1 returned True", "t:g#2 returned 2", "t:g#3 returned 3"}, fids)
 	assert.Equal(t, []adi.Arg{{Name: "k", Value: "'a'"}}, tr.Frames[1].Args)
-	assert.Equal(t, int32(1), tr.Frames[1].Yields)
+	assert.Equal(t, 1, tr.Yields(1))
 	assert.Equal(t, uint16(1), tr.Frames[3].Thread)
-	assert.Equal(t, int32(0), tr.Frames[3].Depth)
+	assert.Equal(t, 0, tr.Depth(3))
 	assert.Equal(t, []int32{1, 2}, tr.Callees(0))
 	assert.Equal(t, []int32{1, 2, 3}, tr.Invocations("t:g"))
 }
