@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -25,10 +26,10 @@ func tinyDisk(t *testing.T, size string) (string, bool) {
 	return dir, true
 }
 
-// fill writes zeros into dir/filler until the filesystem is full.
+// fill writes zeros at the end of dir/filler until the filesystem is full.
 func fill(t *testing.T, dir string) {
 	t.Helper()
-	f, err := os.Create(filepath.Join(dir, "filler"))
+	f, err := os.OpenFile(filepath.Join(dir, "filler"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	require.NoError(t, err)
 	defer f.Close()
 	buf := make([]byte, 4096)
@@ -81,10 +82,29 @@ func TestFaultDiskFull(t *testing.T) {
 	err = doErr(t, s, "exec bulk_rate#3 -l 16 qty")
 	cfg := filepath.Join(sessions, "ok", "runs", "0001", "config.json")
 	assert.Equal(t, "write run config (is the disk full?): write "+cfg+": no space left on device", err.Error())
+	// state.json is written in place (no new file, no new page): a full disk still takes it
 	st := filepath.Join(sessions, "ok", "state.json")
-	assert.Equal(t, "Breakpoint set: orders:bulk_rate  (every call); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\nMatches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: adi continue.\n"+
-		"Warning: the session state (breakpoints, current frame) could not be saved, so a restarted adi will not have this change: cannot write "+st+" (is the disk full?): write "+st+".tmp: no space left on device\n",
-		do(t, s, "break bulk_rate").Text)
+	const setBreak = "Breakpoint set: orders:bulk_rate  (every call); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\nMatches 3 invocation(s): orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3. Next: adi continue.\n"
+	assert.Equal(t, setBreak, do(t, s, "break bulk_rate").Text)
+	var saved struct {
+		Breakpoints []struct {
+			Func string `json:"func"`
+		} `json:"breakpoints"`
+	}
+	b, err := os.ReadFile(st)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &saved), "%s", b)
+	require.Len(t, saved.Breakpoints, 1)
+	assert.Equal(t, "orders:bulk_rate", saved.Breakpoints[0].Func)
+	// a state that cannot be written: the change is made, and the answer says it is not saved
+	require.NoError(t, os.Remove(st))
+	require.NoError(t, os.Mkdir(st, 0o755))
+	assert.Equal(t, "Cleared all breakpoints (1 removed: orders:bulk_rate); 0 breakpoint(s) left.\n"+
+		"Warning: the session state (breakpoints, current frame) could not be saved, so a restarted adi will not have this change: cannot write "+st+": open "+st+": is a directory\n",
+		do(t, s, "clear").Text)
+	require.NoError(t, os.Remove(st))
+	do(t, s, "break bulk_rate")
+	fill(t, disk) // what the directory's removal freed
 
 	_, err = mgr.Create(ctx, "full", opts("python orders.py", demoDir(t)))
 	require.Error(t, err)
