@@ -53,7 +53,8 @@ print("done")
 
 // TestFaultDiskFull puts the state directory on a 1 MiB tmpfs and fills it: a command that must
 // run the program fails with a one-line error that names the file and the cause; a command that only
-// changes Σ works and says its change could not be saved; a new session is refused and leaves
+// changes Σ works and its change is saved in place (where the state file cannot be written, the
+// answer says the change is not saved); a new session is refused and leaves
 // nothing behind; once space is back the session answers again; and a recording that outgrows
 // the disk fails the same clear way, with no process left. Without the right to mount, an
 // unwritable state directory stands in for the full disk.
