@@ -397,22 +397,17 @@ func (t *Trace) Index() {
 	for k, c := range codes {
 		perFunc[c.Func] += int(counts[k])
 	}
+	// each function's invocations are cut from one slab, in order of first call as the frames
+	// are, and appended through its Codes' slots (the Codes of one function share one list)
 	slab := make([]int32, n)
-	t.byFunc = make(map[string][]int32, len(perFunc))
-	for _, c := range codes { // in order of first call, as the frames are
-		if _, ok := t.byFunc[c.Func]; !ok {
-			k := perFunc[c.Func]
-			t.byFunc[c.Func], slab = slab[:0:k], slab[k:]
-		}
-	}
-	// the invocations of each Code's function are appended through the Code's slot (the Codes
-	// of one function share one list)
 	lists := make(map[string]*[]int32, len(perFunc))
 	inv := make([]*[]int32, len(codes))
 	for k, c := range codes {
 		p, ok := lists[c.Func]
 		if !ok {
-			s := t.byFunc[c.Func]
+			m := perFunc[c.Func]
+			s := slab[:0:m]
+			slab = slab[m:]
 			p = &s
 			lists[c.Func] = p
 		}
@@ -428,6 +423,7 @@ func (t *Trace) Index() {
 			at[c]++ // where the next callee of c goes
 		}
 	}
+	t.byFunc = make(map[string][]int32, len(lists))
 	for fn, p := range lists {
 		t.byFunc[fn] = *p
 	}
