@@ -123,43 +123,61 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 
 // execHere re-runs the program under the probe alone (no debugger) with a stop that carries the
 // statement: the probe runs it when invocation T[j] starts its visit-th step at line, writes
-// exec.json and ends the run there (probe/PROTOCOL.md, config "stops"). The run steps T[j], so when
-// the step is never reached (the run then goes to its end) the FLT it recorded gives execPoint's
-// answer, and is cached like any FLT. A statement that runs longer than limit is ended by the probe,
-// which says where it was (or, if the probe cannot, killed by the bridge stopGrace later).
+// exec.json and ends the run there (probe/PROTOCOL.md, config "stops"). That run writes no T
+// (config "stops_only": the stop is its answer, and building T's records is a tenth of a
+// re-run's time on a program of many calls); one that misses the stop is run again with T and
+// T[j]'s FLT, which give execPoint's answer or the reason the re-run did not reach T[j] (the FLT
+// is cached like any). A statement that runs longer than limit is ended by the probe, which says
+// where it was (or, if the probe cannot, killed by the bridge stopGrace later).
 func (s *Session) execHere(ctx context.Context, j, line, visit int, stmt string, limit time.Duration) (*adi.ExecResult, error) {
+	out, done, err := s.execRun(ctx, j, line, visit, stmt, limit, true)
+	if done {
+		return out, err
+	}
+	out, _, err = s.execRun(ctx, j, line, visit, stmt, limit, false)
+	return out, err
+}
+
+// execRun is one run of execHere, stopsOnly or with T; done says whether it gave the answer
+// (false: a stopsOnly run that missed the stop, which says nothing more).
+func (s *Session) execRun(ctx context.Context, j, line, visit int, stmt string, limit time.Duration, stopsOnly bool) (out *adi.ExecResult, done bool, err error) {
 	f := s.trace.Frames[j]
 	stop := probe.Stop{ID: 0, Func: f.FID().Func, Index: f.FID().Index, Line: line, Visit: visit, Exec: stmt, Timeout: limit.Seconds()}
-	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}, Light: true, StmtLimit: limit + stopGrace}
+	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}, Light: true, StopsOnly: stopsOnly,
+		StmtLimit: limit + stopGrace}
 	run, err := s.record(ctx, "exec in "+f.FID().String(), req)
 	if errors.Is(err, errStmtKilled) {
-		return nil, s.stmtTimedOut(j, line, limit, nil)
+		return nil, true, s.stmtTimedOut(j, line, limit, nil)
 	}
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	res := run.Rec.Result
 	if res != nil && res.Stopped == "exec" {
 		out, where, err := readExecResult(run.Dir)
 		s.discard(run) // exec changes nothing: its run leaves nothing on disk
 		if err == nil && where != nil {
-			return nil, s.stmtTimedOut(j, line, limit, where)
+			return nil, true, s.stmtTimedOut(j, line, limit, where)
 		}
-		return out, err
+		return out, true, err
 	}
 	if run.TimedOut {
 		s.discard(run)
-		return nil, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID(), line, s.prog.Timeout)
+		return nil, true, fmt.Errorf("the run did not reach %s line %d, or the statement did not finish, within %v; raise the session timeout", f.FID(), line, s.prog.Timeout)
+	}
+	if stopsOnly {
+		s.discard(run) // it missed the stop: the run with T says why
+		return nil, false, nil
 	}
 	rp := s.adopt(run) // the frame's FLT, recorded on the way, answers where the stop is
 	flt, ok := s.flts[j]
 	if !ok {
-		return nil, adi.BadInputf("cannot stop in %s: %s; the program does not run the same way twice", f.FID(), rp.why(s, run, j))
+		return nil, true, adi.BadInputf("cannot stop in %s: %s; the program does not run the same way twice", f.FID(), rp.why(s, run, j))
 	}
 	if _, _, err := execPoint(s.trace, flt, line, visit); err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	return nil, adi.NotFoundf("the run ended without reaching %s line %d visit %d (%s)", f.FID(), line, visit, runSummary(run))
+	return nil, true, adi.NotFoundf("the run ended without reaching %s line %d visit %d (%s)", f.FID(), line, visit, runSummary(run))
 }
 
 // execWhere is where an exec statement was when the probe ended it at its time limit (exec.json's

@@ -64,6 +64,9 @@ type RunRequest struct {
 	// Light is for re-runs: T's values are recorded only for the functions the request names
 	// (probe config "light"); the session's recording has the others.
 	Light bool
+	// StopsOnly is for a run whose answer is its stop (exec): no T and no FLT are written
+	// (probe config "stops_only"), so a run that misses the stop has nothing else to tell.
+	StopsOnly bool
 	// Output receives the target's output as it comes (may be nil): category is "stdout" or "stderr".
 	Output func(category string, text []byte)
 	// StmtLimit, for a run with an Exec stop whose probe ends the statement itself at its
@@ -161,7 +164,7 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 		Version: 1, Out: dir, Target: p.Target, Root: p.Root, Include: nonNil(p.Include), Exclude: nonNil(p.Exclude),
 		ReprLimit: p.ReprLimit, Limits: p.Limits,
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
-		Light: req.Light, TraceTests: req.TraceTests, Control: req.Control,
+		Light: req.Light, StopsOnly: req.StopsOnly, TraceTests: req.TraceTests, Control: req.Control,
 	}
 	if req.TraceAll > 0 {
 		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll, MaxMS: EagerMS}

@@ -289,8 +289,8 @@ func TestEngineExecStandby(t *testing.T) {
 // TestEngineExecWithoutDebugpy checks the plain exec: the probe runs the statement itself in a run
 // without debugpy (pydevd is not loaded, no debug run is kept ready), in one run when the frame's
 // FLT is not cached (eager FLTs off), with the same answers as before: the value, what the
-// statement prints, its exception, and where the frame never goes, from the FLT that same run
-// recorded (then cached).
+// statement prints, its exception, and where the frame never goes, from the FLT of a second run
+// (the exec's own writes no T; the FLT is then cached).
 func TestEngineExecWithoutDebugpy(t *testing.T) {
 	s := newSession(t, workdir(t), "python orders.py", func(o *bridge.Options) { o.EagerSteps = -1 })
 	runs := runCount(t, s)
@@ -314,16 +314,19 @@ func TestEngineExecWithoutDebugpy(t *testing.T) {
 		raised.Result.(*adi.ExecResult).Exception, "the exception's line within the statement")
 	assert.Equal(t, runs+1, runCount(t, s), "the FLT is cached: one run")
 
-	// Never reached: the one run recorded the FLT that says where the frame goes, and it is cached.
+	// Never reached: the exec's run writes no T, so it says only that it missed the stop; a second
+	// run records the FLT that says where the frame goes, and it is cached.
 	runs = runCount(t, s)
 	assert.Equal(t, "orders:bulk_rate#2 never reaches line 17 (it runs lines 16, 18); pick one of those with -l",
 		doErr(t, s, "exec bulk_rate#2 -l 17 qty").Error())
-	assert.Equal(t, runs+1, runCount(t, s))
+	assert.Equal(t, runs+2, runCount(t, s))
+	_, err = os.Stat(filepath.Join(s.Dir, "runs", fmt.Sprintf("%04d", runs)))
+	assert.True(t, os.IsNotExist(err), "the run that missed the stop leaves nothing on disk: %v", err)
 	assert.Contains(t, do(t, s, "flt bulk_rate#2").Text, "Return: 0.0")
-	assert.Equal(t, runs+1, runCount(t, s), "the FLT of the exec's run was cached")
+	assert.Equal(t, runs+2, runCount(t, s), "the FLT of the second run was cached")
 	assert.Equal(t, "orders:bulk_rate#1 reaches line 16 only 1 time(s); use -k from 1 to 1",
 		doErr(t, s, "exec bulk_rate#1 -l 16 -k 2 qty").Error())
-	assert.Equal(t, runs+2, runCount(t, s))
+	assert.Equal(t, runs+4, runCount(t, s))
 
 	// No debug run is kept ready after plain execs.
 	time.Sleep(time.Second)

@@ -23,6 +23,8 @@ type Config struct {
 	// Light records no argument, return or yield values in T except for the functions the
 	// run's trace, conditions, expect and stops name (a re-run: the recording has them).
 	Light bool `json:"light,omitempty"`
+	// StopsOnly makes a run whose answer is its stops (an exec's): it writes no T and no FLT.
+	StopsOnly bool `json:"stops_only,omitempty"`
 	// Control is the unix socket on which an editor's run serves the control protocol, to add
 	// watches while it runs (PROTOCOL.md, "Watching in an editor's run"; "": none).
 	Control string `json:"control,omitempty"`

@@ -207,6 +207,7 @@ class MonitoringEngine:
         getframe = sys._getframe
         live_gens_get = rec.live_gens.get
         calls_append = rec.out.calls.append
+        write_t = rec.cfg.calls  # False: T is not written (recorder.thread_hooks)
         big = rec.values.big
         nbig = -big
         raw = RAW_TYPES
@@ -350,9 +351,10 @@ class MonitoringEngine:
                 # fast path: a value returned by a frame with nothing else to do (see
                 # recorder.thread_hooks, whose TRACE-mode return is the same)
                 stack.pop()
-                t = type(value)
-                calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid, e[E_LINE], e[E_ARGS],
-                              e[E_FP], value if (t is int and nbig < value < big) or t in raw else info.render(value)))
+                if write_t:
+                    t = type(value)
+                    calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid, e[E_LINE], e[E_ARGS],
+                                  e[E_FP], value if (t is int and nbig < value < big) or t in raw else info.render(value)))
             else:
                 h.leave("return", value)
 

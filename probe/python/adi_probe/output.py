@@ -31,10 +31,13 @@ RAW_ARG_BOUND = 10 ** 63  # a raw int argument's repr fits the 64 characters of 
 class Output:
     """Batched writers for the two record files plus the result file."""
 
-    def __init__(self, out_dir, max_bytes):
+    def __init__(self, out_dir, max_bytes, discard=False):
         os.makedirs(out_dir, exist_ok=True)
         self.dir = out_dir
         self.max_bytes = max_bytes
+        # discard: records are dropped, not written (config "stops_only"); the files hold
+        # their magic only
+        self.discard = discard
         self.calls = []
         self.flt = []
         self.bytes = 0
@@ -69,6 +72,9 @@ class Output:
     def _drain(self, queue, f):
         n = len(queue)
         if not n:
+            return
+        if self.discard:
+            del queue[:n]
             return
         batch = queue[:n]
         del queue[:n]  # records appended meanwhile sit after index n and stay

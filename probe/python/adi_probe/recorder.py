@@ -567,6 +567,7 @@ class Recorder:
         eager_live = self.eager_live
         stopped = self.stopped
         light_run = self.cfg.light  # its T is only compared with the recording: no call lines
+        write_t = self.cfg.calls  # config "stops_only": T is not written (Output discards it), nor built
         current = [mode]
         tid = ts.tid
         zone = self.depth_zone
@@ -772,6 +773,8 @@ class Recorder:
                             # fast path: a value returned by a frame with nothing else to do (None:
                             # a return instruction, not an exception leaving it)
                             pop()
+                            if not write_t:
+                                return local
                             t = type(arg)
                             info = e[E_INFO]
                             if (t is int and nbig < arg < big) or t in raw:
@@ -889,18 +892,19 @@ class Recorder:
                     if not e[E_STATE] and (arg is not None or frame.f_lasti in e[E_INFO].returns()):
                         # fast path, as in local()
                         pop()
-                        t = type(arg)
-                        info = e[E_INFO]
-                        if (t is int and nbig < arg < big) or t in raw:
-                            r = arg
-                        elif importing[0]:
-                            r = UNRENDERED
-                        else:
-                            r = objs_get(t) if info.render is summary else None
-                            if r is None:
-                                r = info.render(arg)
-                        calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
-                                      e[E_ARGS], e[E_FP], r))
+                        if write_t:
+                            t = type(arg)
+                            info = e[E_INFO]
+                            if (t is int and nbig < arg < big) or t in raw:
+                                r = arg
+                            elif importing[0]:
+                                r = UNRENDERED
+                            else:
+                                r = objs_get(t) if info.render is summary else None
+                                if r is None:
+                                    r = info.render(arg)
+                            calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
+                                          e[E_ARGS], e[E_FP], r))
                     else:
                         exit_event(frame, arg)
                     if stack:

@@ -88,6 +88,31 @@ class ExecStop(unittest.TestCase):
             with self.subTest(engine=engine):
                 check(exec_at("countdown", 9, 1, "n", engine, index=2))
 
+    def test_stops_only_writes_no_records(self):
+        # an exec's run (config "stops_only"): the stop answers, calls.bin and flt.bin hold their
+        # magic alone, and what the program does is the same
+        def check(rec):
+            self.assert_stopped(rec, {"output": "", "value": "10", "exception": None, "traceback": [], "changed": []})
+            self.assertEqual(rec.calls_records, [])
+            self.assertEqual(rec.flt_records, [])
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                stops = [{"id": 0, "func": "exec_stop:countdown", "index": 1, "line": 9, "visit": 2, "exec": "n * 10"}]
+                rec = record(script("exec_stop.py"), engine=engine, stops=stops, light=True, stops_only=True)
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                check(rec)
+
+    def test_stops_only_missed_runs_to_the_end(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                stops = [{"id": 0, "func": "exec_stop:countdown", "index": 1, "line": 9, "visit": 3, "exec": "n"}]
+                rec = record(script("exec_stop.py"), engine=engine, stops=stops, light=True, stops_only=True)
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                self.assertIsNone(rec.exec_result)
+                self.assertNotIn("stopped", rec.result)
+                self.assertEqual(rec.stdout, "before\nafter\n")
+                self.assertEqual(rec.calls_records, [])
+
     def test_exec_must_be_a_string(self):
         rec = record(script("exec_stop.py"), stops=[{"func": "exec_stop:countdown", "index": 1, "line": 9,
                                                      "exec": 3}])
