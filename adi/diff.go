@@ -7,7 +7,8 @@ import (
 )
 
 // Diff answers diff: two invocations side by side, their arguments and outcomes paired by name
-// and their steps aligned by position.
+// and their steps aligned by the lines they ran (alignSteps): where one took a branch the other
+// did not, its steps show alone, and the steps after the branch line up again.
 type Diff struct {
 	A         FrameSummary `json:"a"`
 	B         FrameSummary `json:"b"`
@@ -17,8 +18,8 @@ type Diff struct {
 	StepsB    int          `json:"steps_b"`
 	DroppedA  int          `json:"dropped_a,omitempty"`
 	DroppedB  int          `json:"dropped_b,omitempty"`
-	Differing int          `json:"differing"` // positions whose steps differ
-	Steps     []StepPair   `json:"steps"`     // every position
+	Differing int          `json:"differing"` // rows of the alignment whose steps differ
+	Steps     []StepPair   `json:"steps"`     // every row of the alignment
 	Recording Coverage     `json:"recording"`
 }
 
@@ -30,11 +31,14 @@ type ValuePair struct {
 	Differs bool    `json:"differs"`
 }
 
-// StepPair is the steps of both invocations at one position of τ (1-based); a nil side has no
-// step there. Steps are the same when they ran the same line with the same changes, calls (by
+// StepPair is one row of the alignment of the two τ (Pos, 1-based): step StepA of A and step
+// StepB of B (1-based indexes in each τ); a nil side has no step in that row (StepA or StepB is
+// then 0). Steps are the same when they ran the same line with the same changes, calls (by
 // function and outcome) and events.
 type StepPair struct {
 	Pos     int       `json:"pos"`
+	StepA   int       `json:"step_a"`
+	StepB   int       `json:"step_b"`
 	A       *StepView `json:"a"`
 	B       *StepView `json:"b"`
 	Differs bool      `json:"differs"`
@@ -49,13 +53,13 @@ func (t *Trace) Diff(a, b *FLT) *Diff {
 	oa := detail{}.outcome(va.Frame.Status, va.Frame.Return, va.Frame.Exception)
 	ob := detail{}.outcome(vb.Frame.Status, vb.Frame.Return, vb.Frame.Exception)
 	d.Outcome = ValuePair{A: &oa, B: &ob, Differs: oa != ob}
-	for k := 0; k < max(len(va.Steps), len(vb.Steps)); k++ {
+	for k, r := range alignSteps(va.Steps, vb.Steps) {
 		p := StepPair{Pos: k + 1}
-		if k < len(va.Steps) {
-			p.A = &va.Steps[k]
+		if r[0] >= 0 {
+			p.A, p.StepA = &va.Steps[r[0]], r[0]+1
 		}
-		if k < len(vb.Steps) {
-			p.B = &vb.Steps[k]
+		if r[1] >= 0 {
+			p.B, p.StepB = &vb.Steps[r[1]], r[1]+1
 		}
 		p.Differs = p.A == nil || p.B == nil || stepKey(*p.A) != stepKey(*p.B)
 		if p.Differs {
@@ -64,6 +68,114 @@ func (t *Trace) Diff(a, b *FLT) *Diff {
 		d.Steps = append(d.Steps, p)
 	}
 	return d
+}
+
+// maxAligned bounds the steps that alignSteps compares pair by pair (the product of the two
+// middles left once their common start and end are set aside): a table of that many cells.
+const maxAligned = 1 << 20
+
+// alignSteps aligns two τ by the lines they ran: the rows are index pairs (i into a, j into b; -1
+// for a side without a step). Steps that ran the same line (and statement) are matched along a
+// longest common subsequence, so that a branch one invocation took and the other did not shows
+// as steps of one side alone, and the steps after it line up again; between two matches, the
+// unmatched steps of both sides pair up in order, then those left stand alone. Their common start
+// and end are matched first; when what lies between is too big to compare pair by pair
+// (maxAligned), it is aligned by position.
+func alignSteps(a, b []StepView) [][2]int {
+	ids := map[string]int32{}
+	key := func(s StepView) int32 {
+		k := strconv.Itoa(s.Line) + "\x00" + s.Stmt
+		id, ok := ids[k]
+		if !ok {
+			id = int32(len(ids))
+			ids[k] = id
+		}
+		return id
+	}
+	ka, kb := make([]int32, len(a)), make([]int32, len(b))
+	for i := range a {
+		ka[i] = key(a[i])
+	}
+	for j := range b {
+		kb[j] = key(b[j])
+	}
+	lo := 0
+	for lo < len(ka) && lo < len(kb) && ka[lo] == kb[lo] {
+		lo++
+	}
+	ha, hb := len(ka), len(kb)
+	for ha > lo && hb > lo && ka[ha-1] == kb[hb-1] {
+		ha--
+		hb--
+	}
+	var rows [][2]int
+	for i := 0; i < lo; i++ {
+		rows = append(rows, [2]int{i, i})
+	}
+	// the matches of the middles, a[lo:ha] and b[lo:hb], then the rows between and after them
+	var matches [][2]int
+	if n, m := ha-lo, hb-lo; n > 0 && m > 0 && n*m <= maxAligned {
+		matches = lcs(ka[lo:ha], kb[lo:hb])
+		for k := range matches {
+			matches[k][0] += lo
+			matches[k][1] += lo
+		}
+	}
+	i, j := lo, lo
+	gap := func(ti, tj int) { // the unmatched a[i:ti] and b[j:tj]: paired in order, then alone
+		for ; i < ti && j < tj; i, j = i+1, j+1 {
+			rows = append(rows, [2]int{i, j})
+		}
+		for ; i < ti; i++ {
+			rows = append(rows, [2]int{i, -1})
+		}
+		for ; j < tj; j++ {
+			rows = append(rows, [2]int{-1, j})
+		}
+	}
+	for _, mt := range matches {
+		gap(mt[0], mt[1])
+		rows = append(rows, mt)
+		i, j = mt[0]+1, mt[1]+1
+	}
+	gap(ha, hb)
+	for ; i < len(ka); i, j = i+1, j+1 {
+		rows = append(rows, [2]int{i, j})
+	}
+	return rows
+}
+
+// lcs returns the index pairs of a longest common subsequence of a and b (len(a)·len(b) cells).
+func lcs(a, b []int32) [][2]int {
+	n, m := len(a), len(b)
+	w := m + 1
+	t := make([]int32, (n+1)*w) // t[i*w+j]: the LCS length of a[i:] and b[j:]
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			switch {
+			case a[i] == b[j]:
+				t[i*w+j] = t[(i+1)*w+j+1] + 1
+			case t[(i+1)*w+j] >= t[i*w+j+1]:
+				t[i*w+j] = t[(i+1)*w+j]
+			default:
+				t[i*w+j] = t[i*w+j+1]
+			}
+		}
+	}
+	var out [][2]int
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case a[i] == b[j]:
+			out = append(out, [2]int{i, j})
+			i++
+			j++
+		case t[(i+1)*w+j] >= t[i*w+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return out
 }
 
 func pairArgs(a, b []Arg) []ValuePair {
@@ -140,7 +252,7 @@ func (d *Diff) Text(o TextOptions) string {
 				dc.head = append(dc.head, fmt.Sprintf("Note: %s reached the step limit: its last %s were not recorded.", side.name, plural(side.dropped, "step")))
 			}
 		}
-		dc.head = append(dc.head, fmt.Sprintf("Steps: A %d, B %d, aligned by position; %d differ.", d.StepsA, d.StepsB, d.Differing), "")
+		dc.head = append(dc.head, fmt.Sprintf("Steps: A %d, B %d, aligned by the lines they ran; %d differ.", d.StepsA, d.StepsB, d.Differing), "")
 		for k := 0; k < len(d.Steps); {
 			if d.Steps[k].Differs {
 				dc.add(dt.stepPairChunk(d.Steps[k]))
@@ -179,10 +291,15 @@ func (dt detail) pairText(p ValuePair) string {
 	return name + side(p.A) + " | " + side(p.B) + "  ≠"
 }
 
-// stepPairChunk renders one differing position.
+// stepPairChunk renders one differing row: the steps' numbers in A and B, and what each did (the
+// outcome of a test first: "→ True").
 func (dt detail) stepPairChunk(p StepPair) chunk {
 	events := func(s *StepView) string {
-		if ev := dt.stepEvents(*s); len(ev) > 0 {
+		ev := dt.stepEvents(*s)
+		if s.Test != nil {
+			ev = append([]string{strings.TrimSpace(testOutcome(*s.Test))}, ev...)
+		}
+		if len(ev) > 0 {
 			return strings.Join(ev, "; ")
 		}
 		return "(no changes)"
@@ -194,25 +311,33 @@ func (dt detail) stepPairChunk(p StepPair) chunk {
 	var lines []string
 	switch {
 	case p.A == nil || p.B == nil:
-		name, s := "A", p.A
+		name, s, k := "A", p.A, p.StepA
 		if p.A == nil {
-			name, s = "B", p.B
+			name, s, k = "B", p.B, p.StepB
 		}
-		lines = []string{fmt.Sprintf("  step %d  only in %s", p.Pos, name),
+		lines = []string{fmt.Sprintf("  step %d of %s, only in %s", k, name, name),
 			fmt.Sprintf("    %s: %s  — %s", name, where(s), events(s))}
 	case p.A.Line != p.B.Line || p.A.Stmt != p.B.Stmt:
-		lines = []string{fmt.Sprintf("  step %d  different lines", p.Pos),
+		lines = []string{fmt.Sprintf("  %s  different lines", stepsText(p.StepA, p.StepB)),
 			fmt.Sprintf("    A: %s  — %s", where(p.A), events(p.A)),
 			fmt.Sprintf("    B: %s  — %s  ≠", where(p.B), events(p.B))}
 	default:
-		lines = []string{fmt.Sprintf("  step %d  %s", p.Pos, where(p.A)),
+		lines = []string{fmt.Sprintf("  %s  %s", stepsText(p.StepA, p.StepB), where(p.A)),
 			"    A: " + events(p.A),
 			"    B: " + events(p.B) + "  ≠"}
 	}
 	return chunk{lines: lines, first: p.Pos, last: p.Pos}
 }
 
-// sameRun renders a run of equal positions as one line with the lines they ran.
+// stepsText names a row's steps: "step 7" when it is step 7 of both, else "step 7 of A, 8 of B".
+func stepsText(a, b int) string {
+	if a == b {
+		return "step " + strconv.Itoa(a)
+	}
+	return fmt.Sprintf("step %d of A, %d of B", a, b)
+}
+
+// sameRun renders a run of equal rows as one line with the lines they ran.
 func sameRun(ps []StepPair) chunk {
 	var lines []string
 	seen := map[int]bool{}
@@ -226,9 +351,17 @@ func sameRun(ps []StepPair) chunk {
 		lines = append(lines[:6], "…")
 	}
 	first, last := ps[0].Pos, ps[len(ps)-1].Pos
-	span := fmt.Sprintf("step %d same in A and B", first)
-	if last > first {
-		span = fmt.Sprintf("steps %d–%d same in A and B", first, last)
+	a0, a1, b0 := ps[0].StepA, ps[len(ps)-1].StepA, ps[0].StepB
+	var span string
+	switch {
+	case a0 == b0 && a1 == a0:
+		span = fmt.Sprintf("step %d same in A and B", a0)
+	case a0 == b0:
+		span = fmt.Sprintf("steps %d–%d same in A and B", a0, a1)
+	case a1 == a0:
+		span = fmt.Sprintf("step %d of A, %d of B, same", a0, b0)
+	default:
+		span = fmt.Sprintf("steps %d–%d of A, %d–%d of B, same", a0, a1, b0, b0+a1-a0)
 	}
 	label := "lines"
 	if len(lines) == 1 {

@@ -117,7 +117,7 @@ shop_server:handle#2(method='GET', path='/quote/pear/4') → (200, {'item': 'pea
   method = 'GET' (same)
   path: '/quote/apple/2' | '/quote/kiwi/1'  ≠
 Outcome (A | B): (200, {'item': 'apple', 'qty': 2, 'total': 6}) | (200, {'item': 'kiwi', 'qty': 1, 'total': 0})  ≠
-Steps: A 5, B 5, aligned by position; 4 differ.`)
+Steps: A 5, B 5, aligned by the lines they ran; 4 differ.`)
 	// The callees were recorded forward too: step into the bulk price of the second request.
 	into := adiDo(t, ctx, rec, "step-into shop_server:quote#2")
 	assert.Contains(t, into, "Frame: shop_server:quote#2   (caller shop_server:handle#2, line 21)\nArgs: item = 'pear', qty = 4\n")
