@@ -82,9 +82,13 @@ const maxAligned = 1 << 20
 // and end are matched first; when what lies between is too big to compare pair by pair
 // (maxAligned), it is aligned by position.
 func alignSteps(a, b []StepView) [][2]int {
-	ids := map[string]int32{}
+	type lineStmt struct {
+		line int
+		stmt string
+	}
+	ids := map[lineStmt]int32{}
 	key := func(s StepView) int32 {
-		k := strconv.Itoa(s.Line) + "\x00" + s.Stmt
+		k := lineStmt{s.Line, s.Stmt}
 		id, ok := ids[k]
 		if !ok {
 			id = int32(len(ids))
