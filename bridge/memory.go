@@ -17,13 +17,9 @@ import (
 const (
 	releaseIdle    = time.Second
 	releaseMaxWait = 10 * time.Second
-	// A release is worth its full collection when the heap holds more than what was live after
-	// the last release by releaseSlack, and by a releaseShare of it (a collection costs in
-	// proportion to what is live): a small session's garbage (a few hundred kB, as much as its
-	// recording) is returned, and a daemon holding big recordings does not collect them all
-	// for a little garbage.
-	releaseSlack = 128 << 10
-	releaseShare = 32
+	// releaseSlack is how much the heap must hold beyond what was live after the last release
+	// for a release to be worth its full collection.
+	releaseSlack = 1 << 20
 )
 
 var release struct {
@@ -60,7 +56,7 @@ func releaseNow() {
 	release.Unlock()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	if held := m.HeapInuse + m.HeapIdle - m.HeapReleased; held < live+max(releaseSlack, live/releaseShare) {
+	if held := m.HeapInuse + m.HeapIdle - m.HeapReleased; held < live+releaseSlack {
 		return
 	}
 	debug.FreeOSMemory()
