@@ -176,9 +176,8 @@ func (s *Session) refreshLive() error {
 // takeRecording makes rec the session's T, in run (a recording read while its program runs: an
 // editor's run or a live session's), keeping frame indexes: the frame under inspection stays, and
 // condition results are dropped when T grew (the next command that needs them evaluates them on
-// the longer T). With flts, the FLTs the run recorded as it went replace those read before, except
-// an FLT whose frame ended in T before its own end was read (it would lack its last steps): the
-// next read has it. The caller holds s.mu.
+// the longer T). With flts, the FLTs the run recorded as it went replace those read before. The
+// caller holds s.mu.
 func (s *Session) takeRecording(rec *probe.Recording, run *Run, flts bool) {
 	old := s.trace.Len()
 	rec.Trace.Root = s.prog.Root
@@ -193,11 +192,6 @@ func (s *Session) takeRecording(rec *probe.Recording, run *Run, flts bool) {
 	}
 	if flts {
 		for j, flt := range rec.FLTs {
-			if f := rec.Trace.Frame(j); f != nil && f.Status != adi.Unfinished && !flt.Ended {
-				// the frame ended but its FLT's end was not written yet (the probe writes a batch's
-				// calls before its FLT records): its last steps are still to come
-				continue
-			}
 			s.flts[j] = flt
 		}
 	}

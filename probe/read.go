@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/adi-bridge/adi/adi"
 )
@@ -226,17 +227,47 @@ func (t *Tail) read(keep bool) (*Recording, error) {
 	}
 	tr.Index()
 	rec.Trace = tr
-	fd := &fltDecoder{d: d, flts: rec.FLTs, stmts: map[int]map[int]string{}}
-	flt := &batchFile{path: filepath.Join(t.dir, FLTFile), magic: fltMagic}
-	flt.read(t.interner, fd.record)
-	flt.close()
-	if flt.err != nil {
-		return nil, flt.err
+	// The probe writes a batch's calls, then its FLT records: a snapshot taken between the two
+	// writes has a frame that ended in T and an FLT without its last steps. Its flt.bin is read
+	// again until every ended frame's FLT has its end (the second write is a moment away), for at
+	// most fltEndWait.
+	for deadline := time.Now().Add(fltEndWait); ; time.Sleep(fltEndPoll) {
+		if rec.FLTs, err = t.readFLTs(d); err != nil {
+			return nil, err
+		}
+		if !keep || fltsEnded(tr, rec.FLTs) || time.Now().After(deadline) {
+			break
+		}
 	}
 	for _, flt := range rec.FLTs { // those without an end record (the others are clipped already)
 		clipSteps(flt)
 	}
 	return rec, nil
+}
+
+// How long, and how often, a snapshot re-reads flt.bin for the end of an ended frame's FLT.
+const (
+	fltEndWait = 200 * time.Millisecond
+	fltEndPoll = 2 * time.Millisecond
+)
+
+// readFLTs decodes flt.bin whole, with the calls d decoded.
+func (t *Tail) readFLTs(d *decoder) (map[int]*adi.FLT, error) {
+	fd := &fltDecoder{d: d, flts: map[int]*adi.FLT{}, stmts: map[int]map[int]string{}}
+	flt := &batchFile{path: filepath.Join(t.dir, FLTFile), magic: fltMagic}
+	flt.read(t.interner, fd.record)
+	flt.close()
+	return fd.flts, flt.err
+}
+
+// fltsEnded reports whether every FLT whose frame has ended in tr has its end record.
+func fltsEnded(tr *adi.Trace, flts map[int]*adi.FLT) bool {
+	for j, flt := range flts {
+		if f := tr.Frame(j); f != nil && f.Status != adi.Unfinished && !flt.Ended {
+			return false
+		}
+	}
+	return true
 }
 
 func readResult(path string) (*Result, error) {

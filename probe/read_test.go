@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -321,4 +322,36 @@ func TestTailSnapshotReadsOnlyNewBytes(t *testing.T) {
 	assert.Equal(t, want.Trace, fin.Trace)
 	assert.Equal(t, want.FLTs, fin.FLTs)
 	assert.False(t, fin.Trace.Partial)
+}
+
+// TestSnapshotWaitsForFLTEnd: the probe writes a batch's calls, then its FLT records, so a
+// snapshot can find a frame ended in T whose FLT lacks its end (and last steps); it reads flt.bin
+// again until the end is there, and then has the whole FLT.
+func TestSnapshotWaitsForFLTEnd(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,[]],["callret",0,0,-1,0,0,[],"=",1]]`),
+		FLTFile:   fltBin(t, `[["stmts",0,{"2":"a = 1","3":"return a"}],["begin",0],["step",0,2,[],[],[],{}]]`),
+	})
+	go func() { // the probe's second write, a moment later
+		time.Sleep(20 * time.Millisecond)
+		_ = os.WriteFile(filepath.Join(dir, FLTFile), []byte(fltBin(t, `[["stmts",0,{"2":"a = 1","3":"return a"}],`+
+			`["begin",0],["step",0,2,[],[],[],{}],["step",0,3,[],[],[],{}],["end",0,"return",0]]`)), 0o644)
+	}()
+	rec, err := NewTail(dir).Snapshot()
+	require.NoError(t, err)
+	require.Contains(t, rec.FLTs, 0)
+	assert.True(t, rec.FLTs[0].Ended)
+	assert.Equal(t, []int{2, 3}, []int{rec.FLTs[0].Steps[0].Line, rec.FLTs[0].Steps[1].Line})
+
+	// an FLT of a frame still running is read as it is, at once
+	dir = writeFiles(t, map[string]string{
+		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,[]],["call",0,0,-1,0,0,[],"="]]`),
+		FLTFile:   fltBin(t, `[["stmts",0,{"2":"a = 1"}],["begin",0],["step",0,2,[],[],[],{}]]`),
+	})
+	rec, err = NewTail(dir).Snapshot()
+	require.NoError(t, err)
+	assert.Equal(t, adi.Unfinished, rec.Trace.Frames[0].Status)
+	require.Contains(t, rec.FLTs, 0)
+	assert.False(t, rec.FLTs[0].Ended)
+	assert.Len(t, rec.FLTs[0].Steps, 1)
 }

@@ -102,9 +102,9 @@ class Config:
         self.repr_time_ms = _num(data, "repr_time_ms", 20)
         self.render_calls = _int(data, "render_calls", DEFAULT_RENDER_CALLS)
         self.light = bool(data.get("light", False))
-        # "stops_only": the run answers with its stops alone (an exec's run): it writes no T and
-        # no FLT, and does not build T's records (PROTOCOL.md)
-        self.calls = not data.get("stops_only", False)
+        # the run answers with its stops alone (an exec's run): it writes no T and no FLT, and
+        # does not build T's records (PROTOCOL.md)
+        self.stops_only = bool(data.get("stops_only", False))
         self.trace_tests = bool(data.get("trace_tests", False))
         # the stepping time, in ms, the tests' FLTs may take in all: a test that starts after it
         # is spent is not stepped (PROTOCOL.md, trace_tests)

@@ -207,7 +207,7 @@ class MonitoringEngine:
         getframe = sys._getframe
         live_gens_get = rec.live_gens.get
         calls_append = rec.out.calls.append
-        write_t = rec.cfg.calls  # False: T is not written (recorder.thread_hooks)
+        write_t = not rec.cfg.stops_only  # (config "stops_only": see recorder.thread_hooks)
         big = rec.values.big
         nbig = -big
         raw = RAW_TYPES

@@ -567,7 +567,7 @@ class Recorder:
         eager_live = self.eager_live
         stopped = self.stopped
         light_run = self.cfg.light  # its T is only compared with the recording: no call lines
-        write_t = self.cfg.calls  # config "stops_only": T is not written (Output discards it), nor built
+        write_t = not self.cfg.stops_only  # (config "stops_only": T is not written, so not built)
         current = [mode]
         tid = ts.tid
         zone = self.depth_zone

@@ -66,7 +66,7 @@ class Run:
     def __init__(self, cfg):
         self.cfg = cfg
         self.pid = os.getpid()
-        self.out = Output(cfg.out, cfg.max_bytes, discard=not cfg.calls)
+        self.out = Output(cfg.out, cfg.max_bytes, discard=cfg.stops_only)
         self.values = Values(cfg.repr_limit, cfg.repr_time_ms)
         self.rec = Recorder(cfg, self.out, self.values, UserCode(cfg.root, cfg.include, cfg.exclude))
         self.engine = None
