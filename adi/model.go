@@ -10,6 +10,7 @@ package adi
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,7 +264,12 @@ type Trace struct {
 	// The derived lookups (see Index) hold frame indexes as int32, like Frame.Caller: a trace never
 	// holds 2^31 frames (the probe stops recording at its max_calls limit, 2,000,000 by default),
 	// and a big trace's lookups take half the memory of ints.
-	byFunc map[string][]int32
+	// funcNames are the names of the functions T invoked, sorted; funcStart[k] is where the
+	// invocations of funcNames[k] start in funcInv (it has one more entry, len(funcInv)), and
+	// funcInv lists every frame, by function and then in order of call.
+	funcNames []string
+	funcStart []int32
+	funcInv   []int32
 	// callees lists every frame that has a caller, ordered by caller, then by index: the callees
 	// of one frame are a run of it (see Callees).
 	callees []int32
@@ -393,48 +399,51 @@ func (t *Trace) Index() {
 	for i := 1; i <= n; i++ {
 		at[i] += at[i-1]
 	}
-	perFunc := make(map[string]int, len(codes))
-	for k, c := range codes {
-		perFunc[c.Func] += int(counts[k])
-	}
-	// each function's invocations are cut from one slab, in order of first call as the frames
-	// are, and appended through its Codes' slots (the Codes of one function share one list)
-	slab := make([]int32, n)
-	lists := make(map[string]*[]int32, len(perFunc))
-	inv := make([]*[]int32, len(codes))
-	for k, c := range codes {
-		p, ok := lists[c.Func]
-		if !ok {
-			m := perFunc[c.Func]
-			s := slab[:0:m]
-			slab = slab[m:]
-			p = &s
-			lists[c.Func] = p
+	// the functions, sorted by name; a function's invocations are a run of one slab (funcInv),
+	// in order of call, found by binary search of the names (a map of a thousand names cost
+	// more than the rest of a small session's index)
+	fnOf := make([]int32, len(codes)) // a Code's function
+	byName := make(map[string]int32, len(codes))
+	t.funcNames = make([]string, 0, len(codes))
+	for _, c := range codes {
+		if _, ok := byName[c.Func]; !ok {
+			byName[c.Func] = 0
+			t.funcNames = append(t.funcNames, c.Func)
 		}
-		inv[k] = p
 	}
+	slices.Sort(t.funcNames)
+	for k, fn := range t.funcNames {
+		byName[fn] = int32(k)
+	}
+	t.funcStart = make([]int32, len(t.funcNames)+1)
+	for k, c := range codes {
+		fnOf[k] = byName[c.Func]
+		t.funcStart[fnOf[k]+1] += counts[k]
+	}
+	for k := 1; k < len(t.funcStart); k++ {
+		t.funcStart[k] += t.funcStart[k-1]
+	}
+	t.funcInv = make([]int32, n)
+	next := slices.Clone(t.funcStart[:len(t.funcNames)]) // where each function's next invocation goes
 	t.callees = make([]int32, at[n])
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		p := inv[slot[f.Code]]
-		*p = append(*p, int32(i))
+		k := fnOf[slot[f.Code]]
+		t.funcInv[next[k]] = int32(i)
+		next[k]++
 		if c := f.Caller; c >= 0 && int(c) < n {
 			t.callees[at[c]] = int32(i)
 			at[c]++ // where the next callee of c goes
 		}
 	}
-	t.byFunc = make(map[string][]int32, len(lists))
-	for fn, p := range lists {
-		t.byFunc[fn] = *p
-	}
 	type defLine struct {
 		file string
 		line int32
 	}
-	first := make(map[defLine]string, len(t.byFunc))
+	first := make(map[defLine]string, len(t.funcNames))
 	t.sharedLine = nil
-	for fn, inv := range t.byFunc {
-		c := t.Frames[inv[0]].Code
+	for j, fn := range t.funcNames {
+		c := t.Frames[t.funcInv[t.funcStart[j]]].Code
 		k := defLine{path.Clean(c.File), c.Line}
 		o, ok := first[k]
 		if !ok {
@@ -466,20 +475,28 @@ func (t *Trace) Callees(i int) []int32 {
 
 // Invocations returns the indexes in T of every invocation of fn, in order. The slice is shared:
 // callers must not modify it.
-func (t *Trace) Invocations(fn string) []int32 { return t.byFunc[fn] }
-
-// Funcs returns the names of every function with at least one invocation in T.
-func (t *Trace) Funcs() []string {
-	out := make([]string, 0, len(t.byFunc))
-	for fn := range t.byFunc {
-		out = append(out, fn)
-	}
-	return out
+func (t *Trace) Invocations(fn string) []int32 {
+	inv, _ := t.invocations(fn)
+	return inv
 }
+
+// invocations returns the invocations of fn (see Invocations), and whether T has any.
+func (t *Trace) invocations(fn string) ([]int32, bool) {
+	k, ok := slices.BinarySearch(t.funcNames, fn)
+	if !ok {
+		return nil, false
+	}
+	lo, hi := t.funcStart[k], t.funcStart[k+1]
+	return t.funcInv[lo:hi:hi], true
+}
+
+// Funcs returns the names of every function with at least one invocation in T, sorted. The slice
+// is shared: callers must not modify it.
+func (t *Trace) Funcs() []string { return t.funcNames }
 
 // Lookup returns the index in T of the invocation fid, or an error that says what exists.
 func (t *Trace) Lookup(fid FID) (int, error) {
-	inv, ok := t.byFunc[fid.Func]
+	inv, ok := t.invocations(fid.Func)
 	if !ok {
 		return -1, NotFoundf("no function %q in the recording", fid.Func)
 	}

@@ -16,7 +16,6 @@ type funcInfo struct {
 // funcInfos lists every recorded function, sorted by name.
 func (t *Trace) funcInfos() []funcInfo {
 	names := t.Funcs()
-	sort.Strings(names)
 	out := make([]funcInfo, len(names))
 	for i, n := range names {
 		inv := t.Invocations(n)
@@ -28,17 +27,17 @@ func (t *Trace) funcInfos() []funcInfo {
 
 // funcsIn lists the recorded functions defined in file, sorted by name.
 // FrameSummary asks it for every frame an answer shows, so it looks at each function's file once
-// and sorts only the functions it keeps (funcInfos sorts them all).
+// (the names are kept sorted).
 func (t *Trace) funcsIn(file string) []funcInfo {
 	file = path.Clean(file)
 	var out []funcInfo
-	for n, inv := range t.byFunc {
+	for _, n := range t.Funcs() { // sorted
+		inv := t.Invocations(n)
 		f := &t.Frames[inv[0]]
 		if f.File == file || path.Clean(f.File) == file {
 			out = append(out, funcInfo{name: n, file: f.File, line: int(f.Line), calls: len(inv)})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 

@@ -52,7 +52,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 	if c := t.Frame(int(f.Caller)); c != nil {
 		s.Caller = c.FID().String()
 	}
-	if !t.sharedLine[f.Func] && t.byFunc != nil { // FILE:LINE#N names this frame (ResolveFrame)
+	if !t.sharedLine[f.Func] && t.funcStart != nil { // FILE:LINE#N names this frame (ResolveFrame)
 		s.LineTarget = f.File + ":" + strconv.Itoa(int(f.Line)) + "#" + strconv.Itoa(f.FID().Index)
 	}
 	return s
