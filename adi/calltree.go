@@ -28,6 +28,11 @@ type CallTree struct {
 	HiddenRootCalls int         `json:"hidden_root_calls,omitempty"`
 	// EntryFrames counts the entry frames of T when the whole run is shown.
 	EntryFrames int `json:"entry_frames,omitempty"`
+	// ImportRoots groups, in a test run, the entry frames that are module bodies run on import
+	// (the test files and conftest modules the test runner imports), left out of Roots;
+	// ImportRootCalls counts them with all their callees.
+	ImportRoots     []CallGroup `json:"import_roots,omitempty"`
+	ImportRootCalls int         `json:"import_root_calls,omitempty"`
 	// TestCounts is set for a test target (pytest, unittest): how its tests ended. Tests lists the
 	// first Width of them, failed ones first; their frames' trees come first in Roots.
 	TestCounts *TestCounts  `json:"test_counts,omitempty"`
@@ -53,12 +58,20 @@ type CallNode struct {
 	Hidden      []CallGroup `json:"hidden,omitempty"`
 	HiddenBy    string      `json:"hidden_by,omitempty"`
 	HiddenCalls int         `json:"hidden_calls,omitempty"`
+	// Imports groups the direct calls that are module bodies run on import (an import statement
+	// of this frame), left out of Children and Hidden whatever the depth and width: a real
+	// program's imports make most of its calls, and none of its own work. ImportCalls counts them
+	// with all their callees. An import that raised is a child like any other call; the tree of
+	// an import is shown when it is the root asked for (call-tree MODULE:<module>#N).
+	Imports     []CallGroup `json:"imports,omitempty"`
+	ImportCalls int         `json:"import_calls,omitempty"`
 }
 
-// CallGroup counts calls of one function.
+// CallGroup counts calls of one function; First is the fid of the first of them.
 type CallGroup struct {
 	Func  string `json:"func"`
 	Count int    `json:"count"`
+	First string `json:"first"`
 }
 
 // CallTree builds the tree of calls below T[root], depth- and width-limited.
@@ -70,15 +83,17 @@ func (t *Trace) CallTree(root int, o TreeOptions) (*CallTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes()}
+	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes(), imports: !t.isImport(root)}
 	return &CallTree{Root: b.node(root, 0), Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}, nil
 }
 
 // RunTree builds the tree of the whole run: every entry frame of T (a frame no user code called)
-// with the calls below it, the entry frames bounded by the width like any other level. When tests
-// is set (the target runs pytest or unittest) it also lists the tests that ran, failed ones first,
-// and puts the trees of the tests before the other entry frames (imports, fixtures, the test
-// runner's hooks): those of the failed and unfinished tests first, then those that passed.
+// with the calls below it, the entry frames bounded by the width like any other level. Imports are
+// summed up, not shown (CallNode.Imports). When tests is set (the target runs pytest or unittest)
+// it also lists the tests that ran, failed ones first, and puts the trees of the tests before the
+// other entry frames (fixtures, the test runner's hooks): those of the failed and unfinished tests
+// first, then those that passed; the test files and conftest modules the runner imported (module
+// bodies that did not raise and ran no test) are summed up like imports (CallTree.ImportRoots).
 func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 	if t.Len() == 0 {
 		return nil, NotFoundf("the recording has no frames; check the target's output")
@@ -89,6 +104,8 @@ func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 	}
 	var first, rest []int32
 	ct := &CallTree{Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}
+	// the frames that called a test (a script that runs unittest.main()): not an import to sum up
+	var runsTests map[int32]bool
 	if tests {
 		list, counts := t.Tests()
 		ct.TestCounts = &counts
@@ -103,19 +120,33 @@ func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 				first = append(first, int32(r.Frame))
 			}
 		}
+		if len(list) > 0 {
+			runsTests = map[int32]bool{}
+			for _, r := range list {
+				for c := t.Frames[r.Frame].Caller; c >= 0 && !runsTests[c]; c = t.Frames[c].Caller {
+					runsTests[c] = true
+				}
+			}
+		}
 	}
 	early := map[int32]bool{}
 	for _, j := range first {
 		early[j] = true
 	}
+	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes(), imports: true}
+	var imported []int32
 	for j := range t.Frames {
-		if t.Frames[j].Caller < 0 && !early[int32(j)] {
+		switch {
+		case t.Frames[j].Caller >= 0 || early[int32(j)]:
+		case runsTests != nil && !runsTests[int32(j)] && t.isModule(j) && t.Frames[j].Status != Raised:
+			imported = append(imported, int32(j))
+		default:
 			rest = append(rest, int32(j))
 		}
 	}
+	ct.ImportRoots, ct.ImportRootCalls = b.group(imported)
 	entries := append(first, rest...)
-	ct.EntryFrames = len(entries)
-	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes()}
+	ct.EntryFrames = len(entries) + len(imported)
 	shown := entries[:min(o.Width, len(entries))]
 	for _, j := range shown {
 		ct.Roots = append(ct.Roots, b.node(int(j), 0))
@@ -144,6 +175,9 @@ type treeBuilder struct {
 	t     *Trace
 	o     TreeOptions
 	sizes []int
+	// imports is set when imports are summed up (CallNode.Imports): everywhere but in the tree
+	// of an import asked for.
+	imports bool
 }
 
 func (b *treeBuilder) node(j, level int) *CallNode {
@@ -153,6 +187,20 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 		n.Args = []Arg{}
 	}
 	kids := b.t.Callees(j)
+	if b.imports {
+		var imported, other []int32
+		for _, c := range kids {
+			if b.t.isImport(int(c)) {
+				imported = append(imported, c)
+			} else {
+				other = append(other, c)
+			}
+		}
+		if len(imported) > 0 {
+			n.Imports, n.ImportCalls = b.group(imported)
+			kids = other
+		}
+	}
 	if level == b.o.Depth {
 		b.hide(n, kids, "depth")
 		return n
@@ -171,18 +219,37 @@ func (b *treeBuilder) hide(n *CallNode, calls []int32, by string) {
 		return
 	}
 	n.HiddenBy = by
+	n.Hidden, n.HiddenCalls = b.group(calls)
+}
+
+// group groups calls by function in the order they first appear, and counts them with all their
+// callees.
+func (b *treeBuilder) group(calls []int32) (groups []CallGroup, total int) {
 	pos := map[string]int{}
 	for _, c := range calls {
-		fn := b.t.Frames[c].FID().Func
-		k, ok := pos[fn]
+		fid := b.t.Frames[c].FID()
+		k, ok := pos[fid.Func]
 		if !ok {
-			k = len(n.Hidden)
-			pos[fn] = k
-			n.Hidden = append(n.Hidden, CallGroup{Func: fn})
+			k = len(groups)
+			pos[fid.Func] = k
+			groups = append(groups, CallGroup{Func: fid.Func, First: fid.String()})
 		}
-		n.Hidden[k].Count++
-		n.HiddenCalls += b.sizes[c]
+		groups[k].Count++
+		total += b.sizes[c]
 	}
+	return groups, total
+}
+
+// isModule reports whether T[j] runs a module's body.
+func (t *Trace) isModule(j int) bool {
+	return strings.HasSuffix(t.Frames[j].Func, ":<module>")
+}
+
+// isImport reports whether T[j] is a module body that user code ran by importing it, and that did
+// not raise (an import that failed is where the program went wrong: it is shown).
+func (t *Trace) isImport(j int) bool {
+	f := &t.Frames[j]
+	return f.Caller >= 0 && f.Status != Raised && t.isModule(j)
 }
 
 // subtreeSizes counts, for every frame, the frames of its subtree (itself and all its callees,
@@ -236,6 +303,9 @@ func (c *CallTree) Text(o TextOptions) string {
 			}
 			dc.add(chunk{lines: []string{line}})
 		}
+		if len(c.ImportRoots) > 0 {
+			dc.add(chunk{lines: []string{"… " + importsText(c.ImportRoots, c.ImportRootCalls, "the test runner imported")}})
+		}
 		return dc
 	})
 }
@@ -244,6 +314,9 @@ func (c *CallTree) render(dc *doc, d detail, n *CallNode, indent string) {
 	dc.total++
 	dc.add(chunk{lines: []string{fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), d.outcome(n.Status, n.Return, n.Exception))},
 		first: dc.total, last: dc.total})
+	if len(n.Imports) > 0 {
+		dc.add(chunk{lines: []string{indent + "  … " + importsText(n.Imports, n.ImportCalls, "imported")}})
+	}
 	for _, k := range n.Children {
 		c.render(dc, d, k, indent+"  ")
 	}
@@ -263,6 +336,35 @@ func (c *CallTree) render(dc *doc, d detail, n *CallNode, indent string) {
 	}
 	dc.add(chunk{lines: []string{line}})
 }
+
+// importsText writes "imported networkx, json: 2013 calls (call-tree networkx:<module>#1 shows
+// one)": the modules of groups (a module's bodies run more than once are counted: "m ×2"), at
+// most importsNamed of them, and the calls they made.
+func importsText(groups []CallGroup, calls int, verb string) string {
+	names := make([]string, 0, min(len(groups), importsNamed)+1)
+	for i, g := range groups {
+		if i == importsNamed {
+			names = append(names, fmt.Sprintf("and %d more", len(groups)-i))
+			break
+		}
+		name := moduleOf(g.Func)
+		if g.Count > 1 {
+			name += fmt.Sprintf(" ×%d", g.Count)
+		}
+		names = append(names, name)
+	}
+	shows := "shows it"
+	if calls > 1 {
+		shows = "shows them"
+	}
+	if len(groups) > 1 {
+		shows = "shows one"
+	}
+	return fmt.Sprintf("%s %s: %s (call-tree %s %s)", verb, strings.Join(names, ", "), plural(calls, "call"), groups[0].First, shows)
+}
+
+// importsNamed bounds the modules an imports line names.
+const importsNamed = 8
 
 // groupsText writes "240 more calls to fib" or "12 more calls (8 to fib, 4 to g)".
 func groupsText(gs []CallGroup, more string) string {

@@ -72,9 +72,7 @@ test_cart:TestLine.test_line#1(self=<test_cart.TestLine object at 0x…>, qty=1,
   cart:line_total#3(qty=1, price=2.0, rate=0.0) → 2.0
 test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20, price=1.0) → None
   cart:line_total#4(qty=20, price=1.0, rate=0.0) → 20.0
-test_cart:<module>#1() → None
-  cart:<module>#1() → None
-  test_cart:TestLine#1() → None
+… the test runner imported test_cart: 3 calls (call-tree test_cart:<module>#1 shows them)
 `},
 		{"test target, narrow", func(t *testing.T) *CallTree {
 			return mustRunTree(t, pytestTrace(), TreeOptions{Depth: 1, Width: 1}, true)
@@ -85,13 +83,14 @@ Call tree of the run: 4 entry frames, failing tests first, then the other tests 
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
     … 2 calls to line_total below the depth limit
-… 3 more entry calls (2 to TestLine.test_line, 1 to <module>), 7 with their callees
+… 2 more entry calls to TestLine.test_line, 4 with their callees
+… the test runner imported test_cart: 3 calls (call-tree test_cart:<module>#1 shows them)
 `},
 		{"other target: every entry frame in order", func(t *testing.T) *CallTree {
 			return mustRunTree(t, pytestTrace(), TreeOptions{Depth: 1, Width: 2}, false)
 		}, `Call tree of the run: 4 entry frames (depth 1, width 2):
 test_cart:<module>#1() → None
-  cart:<module>#1() → None
+  … imported cart: 1 call (call-tree cart:<module>#1 shows it)
   test_cart:TestLine#1() → None
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
@@ -131,6 +130,8 @@ func TestRunTreeJSON(t *testing.T) {
 		} `json:"roots"`
 		HiddenRoots     []CallGroup     `json:"hidden_roots"`
 		HiddenRootCalls int             `json:"hidden_root_calls"`
+		ImportRoots     []CallGroup     `json:"import_roots"`
+		ImportRootCalls int             `json:"import_root_calls"`
 		EntryFrames     int             `json:"entry_frames"`
 		TestCounts      json.RawMessage `json:"test_counts"`
 		Tests           json.RawMessage `json:"tests"`
@@ -142,8 +143,10 @@ func TestRunTreeJSON(t *testing.T) {
 	require.Len(t, got.Roots, 2)
 	assert.Equal(t, "test_cart:test_total#1", got.Roots[0].FID)
 	assert.Equal(t, "test_cart:TestLine.test_line#1", got.Roots[1].FID)
-	assert.Equal(t, []CallGroup{{Func: "test_cart:TestLine.test_line", Count: 1}, {Func: "test_cart:<module>", Count: 1}}, got.HiddenRoots)
-	assert.Equal(t, 5, got.HiddenRootCalls)
+	assert.Equal(t, []CallGroup{{Func: "test_cart:TestLine.test_line", Count: 1, First: "test_cart:TestLine.test_line#2"}}, got.HiddenRoots)
+	assert.Equal(t, 2, got.HiddenRootCalls)
+	assert.Equal(t, []CallGroup{{Func: "test_cart:<module>", Count: 1, First: "test_cart:<module>#1"}}, got.ImportRoots)
+	assert.Equal(t, 3, got.ImportRootCalls)
 	assert.JSONEq(t, `{"failed": 1, "passed": 2}`, string(got.TestCounts))
 	assert.JSONEq(t, `[
 		{"fid": "test_cart:test_total#1", "frame": 3, "status": "failed", "outcome": "AssertionError: assert 29.0 == 27.0"},

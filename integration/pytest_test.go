@@ -49,9 +49,7 @@ test_cart:TestLine.test_line#1(self=<test_cart.TestLine object at 0x…>, qty=1,
   cart:line_total#3(qty=1, price=2.0, rate=0.0) → 2.0
 test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20, price=1.0) → None
   cart:line_total#4(qty=20, price=1.0, rate=0.0) → 20.0
-test_cart:<module>#1() → None
-  cart:<module>#1() → None
-  test_cart:TestLine#1() → class TestLine
+… the test runner imported test_cart: 3 calls (call-tree test_cart:<module>#1 shows them)
 `, addresses.ReplaceAllString(res.stdout, "0x…"))
 
 	res = r.run("call-tree", cmd, "--json", "--depth", "1")
@@ -61,9 +59,11 @@ test_cart:<module>#1() → None
 			Roots []struct {
 				FID string `json:"fid"`
 			} `json:"roots"`
-			EntryFrames int             `json:"entry_frames"`
-			TestCounts  json.RawMessage `json:"test_counts"`
-			Tests       json.RawMessage `json:"tests"`
+			EntryFrames     int             `json:"entry_frames"`
+			ImportRoots     json.RawMessage `json:"import_roots"`
+			ImportRootCalls int             `json:"import_root_calls"`
+			TestCounts      json.RawMessage `json:"test_counts"`
+			Tests           json.RawMessage `json:"tests"`
 		} `json:"result"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &ans), res.stdout)
@@ -71,8 +71,10 @@ test_cart:<module>#1() → None
 	for _, n := range ans.Result.Roots {
 		roots = append(roots, n.FID)
 	}
-	assert.Equal(t, []string{"test_cart:test_total#1", "test_cart:TestLine.test_line#1", "test_cart:TestLine.test_line#2", "test_cart:<module>#1"}, roots)
+	assert.Equal(t, []string{"test_cart:test_total#1", "test_cart:TestLine.test_line#1", "test_cart:TestLine.test_line#2"}, roots)
 	assert.Equal(t, 4, ans.Result.EntryFrames)
+	assert.JSONEq(t, `[{"func": "test_cart:<module>", "count": 1, "first": "test_cart:<module>#1"}]`, string(ans.Result.ImportRoots))
+	assert.Equal(t, 3, ans.Result.ImportRootCalls, "the test file's body, the import of cart and the class body of TestLine")
 	assert.JSONEq(t, `{"failed": 1, "passed": 2}`, string(ans.Result.TestCounts))
 	assert.JSONEq(t, `[
 		{"fid": "test_cart:test_total#1", "frame": 3, "status": "failed", "outcome": "AssertionError: assert 29.0 == 27.0"},
