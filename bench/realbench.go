@@ -31,6 +31,11 @@ type RealRepoRow struct {
 	// PeerFLT and PeerExec are the artifact's method: a re-run recording FUNC#2, and a re-run
 	// executing the statement in FUNC#1 (medians; 0 when the stand-in failed).
 	PeerFLT, PeerExec time.Duration
+	// FirstX, RerunX and ExecX are Cold, Rerun and Exec against the artifact, pair by pair: each
+	// of their samples is followed by one run of the artifact's method (PeerFLT for the first
+	// two, PeerExec for exec) and these are the medians of the samples' ratios to those runs, so
+	// that the machine's drift over minutes cancels out (0 when no pair was measured).
+	FirstX, RerunX, ExecX float64
 	// DiskFirst is the session's directory after the first command, DiskSix after six; RSS is what
 	// the session adds to the daemon's resident memory after the six (the daemon's VmRSS, read once
 	// it has returned freed memory to the system, less an idle daemon's). It includes the one-time
@@ -108,11 +113,10 @@ func (e *Env) RealRepoBench(ctx context.Context, exe string, r RealRepo, w *Work
 		}
 	}
 	row.Cold, row.Rerun, row.Exec = median(t.cold), median(t.rerun), median(t.exec)
-	if row.PeerFLT, err = d.peerFrame(ctx, w, PeerFLT, 2, reps); err != nil {
-		row.Notes = append(row.Notes, "the artifact's flt: "+err.Error())
-	}
-	if row.PeerExec, err = d.peerFrame(ctx, w, PeerExec, 1, reps); err != nil {
-		row.Notes = append(row.Notes, "the artifact's exec: "+err.Error())
+	row.PeerFLT, row.PeerExec = median(t.peerFLT), median(t.peerExec)
+	row.FirstX, row.RerunX, row.ExecX = medianF(t.firstX), medianF(t.rerunX), medianF(t.execX)
+	if t.peerErr != nil {
+		row.Notes = append(row.Notes, "the artifact's method: "+t.peerErr.Error())
 	}
 	return row, nil
 }
@@ -165,8 +169,33 @@ func (e *Env) idleDaemonMemory(ctx context.Context, exe string) (int64, error) {
 }
 
 // realTimes collects the timings of commands run more than once for their medians: the first
-// command with no daemon (cold), the re-run (`break FUNC#2`) and exec.
-type realTimes struct{ cold, rerun, exec []time.Duration }
+// command with no daemon (cold), the re-run (`break FUNC#2`) and exec, each sample followed by a
+// run of the artifact's method (peerFLT, peerExec) and its ratio to it (firstX, rerunX, execX).
+type realTimes struct {
+	cold, rerun, exec     []time.Duration
+	peerFLT, peerExec     []time.Duration
+	firstX, rerunX, execX []float64
+	peerErr               error // the artifact's method failed: no more pairs
+}
+
+// pair runs the artifact's method (mode: PeerFLT on FUNC#2, PeerExec on FUNC#1) right after an
+// adi command that took d, and adds the pair's ratio to x.
+func (t *realTimes) pair(ctx context.Context, e *Env, w *Workload, mode string, d time.Duration, x *[]float64) {
+	if t.peerErr != nil {
+		return
+	}
+	n, into := 2, &t.peerFLT
+	if mode == PeerExec {
+		n, into = 1, &t.peerExec
+	}
+	p, err := e.peerFrame(ctx, w, mode, n, 1)
+	if err != nil {
+		t.peerErr = fmt.Errorf("%s: %w", mode, err)
+		return
+	}
+	*into = append(*into, p)
+	*x = append(*x, d.Seconds()/p.Seconds())
+}
 
 // newDaemonFirst starts the CLI on a fresh state directory and runs the first command, which
 // starts a daemon (stop it with c.stop); it adds the command's time to t and returns the session
@@ -187,6 +216,7 @@ func (e *Env) newDaemonFirst(ctx context.Context, exe string, r RealRepo, w *Wor
 		return c, "", 0, fmt.Errorf("the first command recorded nothing: %s", first.Error())
 	}
 	t.cold = append(t.cold, first.Time)
+	t.pair(ctx, e, w, PeerFLT, first.Time, &t.firstX)
 	return c, session, calls, nil
 }
 
@@ -200,31 +230,34 @@ func (e *Env) realAgain(ctx context.Context, exe string, r RealRepo, w *Workload
 	if err != nil {
 		return err
 	}
-	if _, err := realRerun(ctx, c, session, r, row, t); err != nil {
+	if _, err := e.realRerun(ctx, c, session, r, w, row, t); err != nil {
 		return err
 	}
-	return realExec(ctx, c, session, r, w, row, t)
+	return e.realExec(ctx, c, session, r, w, row, t)
 }
 
-// realRerun runs `break FUNC#2` (an FLT the first recording does not hold) and adds its time to t.
-func realRerun(ctx context.Context, c *cli, session string, r RealRepo, row *RealRepoRow, t *realTimes) (cliResult, error) {
+// realRerun runs `break FUNC#2` (an FLT the first recording does not hold), then the artifact's
+// method on the same frame, and adds their times to t.
+func (e *Env) realRerun(ctx context.Context, c *cli, session string, r RealRepo, w *Workload, row *RealRepoRow, t *realTimes) (cliResult, error) {
 	brk, err := c.run(ctx, session, "break", r.command(), r.File+":"+r.Func+"#2")
 	if err != nil {
 		return brk, err
 	}
 	row.check("rerun", brk)
 	t.rerun = append(t.rerun, brk.Time)
+	t.pair(ctx, e, w, PeerFLT, brk.Time, &t.rerunX)
 	return brk, nil
 }
 
-// realExec runs `exec FUNC#1 -l LINE -s STMT` and adds its time to t.
-func realExec(ctx context.Context, c *cli, session string, r RealRepo, w *Workload, row *RealRepoRow, t *realTimes) error {
+// realExec runs `exec FUNC#1 -l LINE -s STMT`, then the artifact's exec, and adds their times to t.
+func (e *Env) realExec(ctx context.Context, c *cli, session string, r RealRepo, w *Workload, row *RealRepoRow, t *realTimes) error {
 	ex, err := c.run(ctx, session, "exec", r.command(), r.File+":"+r.Func+"#1", "-l", strconv.Itoa(w.Line), "-s", w.Stmt)
 	if err != nil {
 		return err
 	}
 	row.check("exec", ex)
 	t.exec = append(t.exec, ex.Time)
+	t.pair(ctx, e, w, PeerExec, ex.Time, &t.execX)
 	return nil
 }
 
@@ -245,7 +278,7 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 		return err
 	}
 
-	brk, err := realRerun(ctx, c, session, r, row, t)
+	brk, err := e.realRerun(ctx, c, session, r, w, row, t)
 	if err != nil {
 		return err
 	}
@@ -270,7 +303,7 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 	if err := navigate("continue", "prev", "continue"); err != nil {
 		return err
 	}
-	if err := realExec(ctx, c, session, r, w, row, t); err != nil {
+	if err := e.realExec(ctx, c, session, r, w, row, t); err != nil {
 		return err
 	}
 

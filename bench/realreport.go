@@ -63,7 +63,8 @@ const realIntro = "Each workload is the Debian package (python3-requests, -flask
 	"N sessions cost the daemon about the first plus N-1 times one more; the bar is judged on one more, against that session's first recording on disk. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
 	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
-	"Plain runs, re-runs of the artifact's method and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of three new daemons (the session above and two more, each through those three commands); the warm first command, disk and memory are single measurements.\n\n"
+	"Plain runs and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of three new daemons (the session above and two more, each through those three commands), and each of those nine commands is followed at once by one run of the artifact's method (the re-run for the first two, its exec for exec), whose medians are the artifact's columns; " +
+	"the ratios of the first command, the re-run and exec are the medians of the three ratios pair by pair (this machine's speed drifts by 10-35% over minutes, and the pairs cancel it); the warm first command, disk and memory are single measurements.\n\n"
 
 // realTimesRow renders one library's times.
 func realTimesRow(r *RealRepoRow) string {
@@ -105,7 +106,8 @@ type realRatio struct {
 	why string
 }
 
-// realRatios returns the row's six ratios, in the order of the ratio table's columns.
+// realRatios returns the row's six ratios, in the order of the ratio table's columns: the first
+// three are the medians of the pairs' ratios when pairs were measured (RealRepoRow.FirstX).
 func realRatios(r *RealRepoRow) []realRatio {
 	per := func(d, peer time.Duration, kind string) realRatio {
 		switch {
@@ -126,8 +128,14 @@ func realRatios(r *RealRepoRow) []realRatio {
 		}
 		return realRatio{x: float64(n) / float64(of), ok: true}
 	}
-	return []realRatio{per(r.Cold, r.PeerFLT, "first"), per(r.Rerun, r.PeerFLT, "rerun"), per(r.Exec, r.PeerExec, "exec"),
-		nav, bytes(r.DiskSix, r.DiskFirst), bytes(r.RSSNext, r.DiskNext)}
+	paired := func(x realRatio, pairs float64) realRatio {
+		if x.ok && pairs > 0 {
+			x.x = pairs
+		}
+		return x
+	}
+	return []realRatio{paired(per(r.Cold, r.PeerFLT, "first"), r.FirstX), paired(per(r.Rerun, r.PeerFLT, "rerun"), r.RerunX),
+		paired(per(r.Exec, r.PeerExec, "exec"), r.ExecX), nav, bytes(r.DiskSix, r.DiskFirst), bytes(r.RSSNext, r.DiskNext)}
 }
 
 // realBarValues are the bars of realRatios' columns, with their names for the bar summary.

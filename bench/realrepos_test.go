@@ -100,6 +100,12 @@ func TestRealReportRows(t *testing.T) {
 		realTimesRow(rows[1]))
 	assert.Equal(t, "| requests | 4.0x (not met) | 2.0x (not met) | 2.0x (not met) | 0.067x (not met) | 1.5x (met) | 0.75x (met; the first on a new daemon: 20x) |\n", realRatiosRow(rows[0]))
 	assert.Equal(t, "| django | 5.0x (not met) | no answer | 2.0x (not met) | no answer | 1.1x (met) | 0.75x (met; the first on a new daemon: 7.5x) |\n", realRatiosRow(rows[1]))
+
+	// measured pair by pair, the ratios are the pairs' medians (not the ratio of the medians)
+	rows[0].FirstX, rows[0].RerunX, rows[0].ExecX = 0.9, 1.05, 0.5
+	assert.Equal(t, "| requests | 0.90x (met) | 1.1x (not met) | 0.50x (met) | 0.067x (not met) | 1.5x (met) | 0.75x (met; the first on a new daemon: 20x) |\n", realRatiosRow(rows[0]))
+	rows[1].RerunX = 0.5 // a command that did not answer has no ratio, paired or not
+	assert.Contains(t, realRatiosRow(rows[1]), "| 5.0x (not met) | no answer |")
 }
 
 // TestFailures checks that identical failures are listed once with their count.
