@@ -524,7 +524,8 @@ class Recorder:
         """Build the hook closures of one thread; `mode` is TRACE, PROFILE or MONITOR.
 
         ``call(frame, event, arg)``: a frame starts or resumes. It is the global
-        ``sys.settrace`` function in TRACE mode (it returns ``local`` for user frames).
+        ``sys.settrace`` function in TRACE mode (it returns ``local`` for user frames); a light
+        run's takes the common case itself (``call_light``) and the others to ``call_rec``.
         ``local(frame, event, arg)``: a user frame's local trace function: 'exception' records
         the exception, 'line' feeds the frame's stepper and, in TRACE mode, 'return' ends it.
         ``profile(frame, event, arg)``: the ``sys.setprofile`` function (PROFILE mode).
@@ -680,6 +681,30 @@ class Recorder:
                 else:
                     rec.attach_local(frame, e, local)
             return None
+
+        def call_light(frame, event, arg):
+            """TRACE mode in a light run (config "light"), which records no values and no call
+            lines: the common call, a plain function called by a recorded frame that is not
+            stepped, without ``call_rec``'s other cases (a sympy re-run: 0.89x the time with
+            ``call_rec`` alone); anything else goes to ``call_rec``, which writes the same."""
+            info = codes_get(_id(frame.f_code))
+            if info is False:
+                return None
+            if info is None or not info.plain or not stack or stopped[0] or len(stack) > zone[0] \
+                    or current[0] is not TRACE:
+                return call_rec(frame, event, arg)
+            ce = stack[-1]
+            if ce[E_STEP] is not None:
+                return call_rec(frame, event, arg)
+            idx, n = info.next_ids()
+            if idx >= limit[0]:
+                rec.unrecorded(idx)
+                return None
+            push([frame, idx, info, None, None, n, -1, ce[E_IDX], 0, (), None, FAST])
+            if idx & _FLUSH_MASK == _FLUSH_MASK:
+                rec.flush()
+            frame.f_trace_lines = False
+            return local
 
         def made(frame, info, offset, key):
             """MONITOR: user code `frame` calls generator or coroutine function `info` at
@@ -918,7 +943,8 @@ class Recorder:
 
         scope = self.scope
         if scope is None:
-            call = call_rec
+            # (eager FLTs step frames call_light does not look at; a light run has none)
+            call = call_light if mode is TRACE and light_run and not eager_live[0] else call_rec
             enter_slow = enter_slow_rec
             leave = leave_rec
         else:

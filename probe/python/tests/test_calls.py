@@ -250,3 +250,26 @@ class Light(unittest.TestCase):
         self.assertTrue(any(i.call_line > 0 for i in full.order))
         self.assertEqual(rec.steps("methods:main.<locals>.<lambda>#2"), record(
             script("methods.py"), trace=[{"func": "methods:main.<locals>.<lambda>", "index": 2}]).steps("methods:main.<locals>.<lambda>#2"))
+
+
+class LightHook(unittest.TestCase):
+    """A light run's call hook (``call_light``) takes the common call itself: its T has the same
+    invocations, callers and endings as a full run's on programs with generators, coroutines,
+    exceptions, threads, recursion, methods and classes."""
+
+    def test_same_calls_as_a_full_run(self):
+        from .harness import record, script
+        for name in ("generators.py", "async_prog.py", "exceptions.py", "threads_prog.py", "recursion.py",
+                     "methods.py", "truth.py", "comprehensions.py", "import_work.py"):
+            with self.subTest(name):
+                full = record(script(name))
+                light = record(script(name), light=True)
+                self.assertEqual(light.returncode, full.returncode, light.stderr)
+                self.assertEqual(light.stdout, full.stdout)
+                self.assertGreater(len(full.order), 3)
+                self.assertEqual([i.fid for i in light.order], [i.fid for i in full.order])
+                self.assertEqual([i.caller for i in light.order], [i.caller for i in full.order])
+                self.assertEqual([i.outcome[0] for i in light.order], [i.outcome[0] for i in full.order])
+                self.assertEqual([len(i.events) for i in light.order], [len(i.events) for i in full.order])
+                for inv in light.order:
+                    self.assertEqual(inv.args, [], inv.fid)
