@@ -63,8 +63,8 @@ const realIntro = "Each workload is the Debian package (python3-requests, -flask
 	"N sessions cost the daemon about the first plus N-1 times one more; the bar is judged on one more, against that session's first recording on disk. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
 	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
-	"Plain runs and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of three new daemons (the session above and two more, each through those three commands), and each of those nine commands is followed at once by one run of the artifact's method (the re-run for the first two, its exec for exec), whose medians are the artifact's columns; " +
-	"the ratios of the first command, the re-run and exec are the medians of the three ratios pair by pair (this machine's speed drifts by 10-35% over minutes, and the pairs cancel it); the warm first command, disk and memory are single measurements.\n\n"
+	"Plain runs and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of five new daemons (the session above and four more, each through those three commands), and each of those fifteen commands is followed at once by one run of the artifact's method (the re-run for the first two, its exec for exec), whose medians are the artifact's columns; " +
+	"the ratios of the first command, the re-run and exec are the medians of the five ratios pair by pair (this machine's speed drifts by 10-35% over minutes, and the pairs cancel it); the warm first command, disk and memory are single measurements.\n\n"
 
 // realTimesRow renders one library's times.
 func realTimesRow(r *RealRepoRow) string {
