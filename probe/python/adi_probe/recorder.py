@@ -717,7 +717,7 @@ class Recorder:
             if stopped[0]:
                 return
             ce = stack[-1]
-            line = ce[E_INFO].lines[offset]
+            line = 0 if light_run else ce[E_INFO].lines[offset]
             idx, n = info.next_ids()
             if idx >= limit[0]:
                 rec.unrecorded(idx)
