@@ -685,8 +685,9 @@ class Recorder:
         def call_light(frame, event, arg):
             """TRACE mode in a light run (config "light"), which records no values and no call
             lines: the common call, a plain function called by a recorded frame that is not
-            stepped, without ``call_rec``'s other cases (a sympy re-run: 0.89x the time with
-            ``call_rec`` alone); anything else goes to ``call_rec``, which writes the same."""
+            stepped, without ``call_rec``'s other cases (sympy's light run takes 0.89x the time
+            it takes with ``call_rec`` alone); anything else goes to ``call_rec``, which writes
+            the same records."""
             info = codes_get(_id(frame.f_code))
             if info is False:
                 return None
