@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -48,8 +49,11 @@ func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
 	*bars = append(*bars, realBars(rows)...)
 }
 
+// realSamplesText is realSamples as the table's text writes it.
+var realSamplesText = strconv.Itoa(realSamples)
+
 // realIntro explains the real-repository table.
-const realIntro = "Each workload is the Debian package (python3-requests, -flask, -networkx, -django, -sklearn, -sympy, -matplotlib) " +
+var realIntro = "Each workload is the Debian package (python3-requests, -flask, -networkx, -django, -sklearn, -sympy, -matplotlib) " +
 	"copied into a scratch directory, so all of it is user code, with its reproduce script bench/realrepos/NAME_repro.py as repro.py, " +
 	"run as `python3 repro.py` by /usr/bin/python3; the row \"networkx (pytest)\" runs a test file of the package instead, " +
 	"`python3 -m pytest networkx/algorithms/shortest_paths/tests/test_weighted.py -q -p no:cacheprovider` (53 tests). adi runs through its CLI binary, each command timed as a whole process: " +
@@ -63,8 +67,8 @@ const realIntro = "Each workload is the Debian package (python3-requests, -flask
 	"N sessions cost the daemon about the first plus N-1 times one more; the bar is judged on one more, against that session's first recording on disk. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
 	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
-	"Plain runs and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of five new daemons (the session above and four more, each through those three commands), and each of those fifteen commands is followed at once by one run of the artifact's method (the re-run for the first two, its exec for exec), whose medians are the artifact's columns; " +
-	"the ratios of the first command, the re-run and exec are the medians of the five ratios pair by pair (this machine's speed drifts by 10-35% over minutes, and the pairs cancel it); the warm first command, disk and memory are single measurements.\n\n"
+	"Plain runs and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of " + realSamplesText + " new daemons (the session above and the others, each through those three commands), and each of those commands is followed at once by one run of the artifact's method (the re-run for the first two, its exec for exec), whose medians are the artifact's columns; " +
+	"the ratios of the first command, the re-run and exec are the medians of the " + realSamplesText + " ratios pair by pair (this machine's speed drifts by 10-35% over minutes, and the pairs cancel it); the warm first command, disk and memory are single measurements.\n\n"
 
 // realTimesRow renders one library's times.
 func realTimesRow(r *RealRepoRow) string {
