@@ -1,0 +1,79 @@
+package adi
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// importsTrace is the recording of app.py, which imports lib (which imports lib.sub, defines a
+// class and registers a function), helper and broken (which raises), then runs main, whose
+// lib.work imports lazy on its first call:
+//
+//	/p/app.py
+//	1 import lib, helper
+//	2 try:
+//	3     import broken
+//	4 except ImportError:
+//	5     pass
+//	6 def main(): return lib.work(2)
+//	7 main()
+func importsTrace() *Trace {
+	const app, lib = "/p/app.py", "/p/lib/__init__.py"
+	broken := ret("broken:<module>", 1, 0, 3, "/p/broken.py", 1, "")
+	broken.Status, broken.Exception = Raised, &Exception{Type: "ImportError", Message: "no module named x", Line: 1}
+	return newTrace("/p",
+		ret("app:<module>", 1, -1, 0, app, 1, "None"),
+		ret("lib:<module>", 1, 0, 1, lib, 1, "None"),
+		ret("lib.sub:<module>", 1, 1, 1, "/p/lib/sub.py", 1, "None"),
+		ret("lib:Thing", 1, 1, 3, lib, 3, "class Thing"),
+		ret("lib:register", 1, 1, 9, lib, 6, "<function work at 0x…>", Arg{"f", "<function work at 0x…>"}),
+		ret("helper:<module>", 1, 0, 1, "/p/helper.py", 1, "None"),
+		broken,
+		ret("app:main", 1, 0, 7, app, 6, "4"),
+		ret("lib:work", 1, 7, 6, lib, 10, "4", Arg{"n", "2"}),
+		ret("lazy:<module>", 1, 8, 11, "/p/lazy.py", 1, "None"),
+	)
+}
+
+// TestCallTreeImports: a call tree sums up the modules a frame imported in one line (they make
+// most of a real program's calls, and none of its work) and shows the rest; an import that
+// raised is shown; the tree of an import asked for shows what it ran.
+func TestCallTreeImports(t *testing.T) {
+	tr := importsTrace()
+	assert.Equal(t, `Call tree of app:<module>#1 (depth 3, width 10):
+app:<module>#1() → None
+  … imported lib, helper: 5 calls (call-tree lib:<module>#1 shows one)
+  broken:<module>#1() → raised ImportError: no module named x
+  app:main#1() → 4
+    lib:work#1(n=2) → 4
+      … imported lazy: 1 call (call-tree lazy:<module>#1 shows it)
+`, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}))
+	run := mustRunTree(t, tr, TreeOptions{}, false)
+	assert.Equal(t, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}), run.Text(TextOptions{}))
+	assert.Equal(t, `Call tree of lib:<module>#1 (depth 3, width 10):
+lib:<module>#1() → None
+  lib.sub:<module>#1() → None
+  lib:Thing#1() → class Thing
+  lib:register#1(f=<function work at 0x…>) → <function work at 0x…>
+`, mustTree(t, tr, 1, TreeOptions{}).Text(TextOptions{}))
+	// imports take no room of the width, and at the depth limit they are named apart too
+	assert.Equal(t, `Call tree of app:<module>#1 (depth 1, width 1):
+app:<module>#1() → None
+  … imported lib, helper: 5 calls (call-tree lib:<module>#1 shows one)
+  broken:<module>#1() → raised ImportError: no module named x
+  … 1 more call to main, 3 with their callees
+`, mustTree(t, tr, 0, TreeOptions{Depth: 1, Width: 1}).Text(TextOptions{}))
+	assert.Equal(t, `Call tree of app:main#1 (depth 1, width 10):
+app:main#1() → 4
+  lib:work#1(n=2) → 4
+    … imported lazy: 1 call (call-tree lazy:<module>#1 shows it)
+`, mustTree(t, tr, 7, TreeOptions{Depth: 1}).Text(TextOptions{}))
+
+	root := mustTree(t, tr, 0, TreeOptions{}).Root
+	assert.Equal(t, []CallGroup{{Func: "lib:<module>", Count: 1, First: "lib:<module>#1"}, {Func: "helper:<module>", Count: 1, First: "helper:<module>#1"}}, root.Imports)
+	assert.Equal(t, 5, root.ImportCalls)
+	require.Len(t, root.Children, 2)
+	assert.Equal(t, "broken:<module>#1", root.Children[0].FID)
+}
