@@ -240,6 +240,18 @@ func (t *Trace) AddYield(i int) {
 	t.yields[int32(i)]++
 }
 
+// NodeID is the node id pytest gave test frame i ("tests/test_x.py::test_f[a-1]"), or "" when the
+// run's test runner is not pytest or frame i is not a test it called.
+func (t *Trace) NodeID(i int) string { return t.nodeIDs[int32(i)] }
+
+// SetNodeID records the node id pytest gave test frame i (for readers of a recording).
+func (t *Trace) SetNodeID(i int, id string) {
+	if t.nodeIDs == nil {
+		t.nodeIDs = make(map[int32]string)
+	}
+	t.nodeIDs[int32(i)] = id
+}
+
 // Trace is T: every recorded invocation of user code in one run, in order of entry.
 type Trace struct {
 	Frames  []Frame  `json:"frames"`
@@ -275,6 +287,8 @@ type Trace struct {
 	callees []int32
 	// yields counts the suspensions of the generators and coroutines of T that suspended, by index.
 	yields map[int32]int32
+	// nodeIDs holds the node ids pytest gave the test frames it called, by index (see NodeID).
+	nodeIDs map[int32]string
 	// sharedLine holds the functions whose file has another recorded function that starts on the
 	// same line (lambdas, or several definitions on one line): a "file:line" reference cannot name
 	// them. Usually empty.

@@ -35,8 +35,11 @@ const (
 // exception ("AssertionError: assert 29.0 == 26.0") for a failed or skipped test, the return
 // value for a passed one, and "(unfinished)" for an unfinished one.
 type TestResult struct {
-	FID     string     `json:"fid"`
-	Frame   int        `json:"frame"`
+	FID   string `json:"fid"`
+	Frame int    `json:"frame"`
+	// NodeID is the node id pytest gave the test ("tests/test_x.py::test_f[a-1]"), when pytest
+	// ran it; a parametrized test's text shows its "[a-1]".
+	NodeID  string     `json:"node_id,omitempty"`
 	Status  TestStatus `json:"status"`
 	Outcome string     `json:"outcome"`
 }
@@ -126,7 +129,7 @@ func (t *Trace) Tests() ([]TestResult, TestCounts) {
 // testResult says how the test T[j] ended.
 func (t *Trace) testResult(j int) TestResult {
 	f := &t.Frames[j]
-	r := TestResult{FID: f.FID().String(), Frame: j}
+	r := TestResult{FID: f.FID().String(), Frame: j, NodeID: t.NodeID(j)}
 	switch {
 	case f.Status == Returned:
 		r.Status, r.Outcome = TestPassed, flat(f.Return)
@@ -157,7 +160,7 @@ func testsText(d detail, c TestCounts, shown []TestResult) []string {
 		if r.Status == TestFailed {
 			word = "FAILED"
 		}
-		lines = append(lines, fmt.Sprintf("  %s %s → %s", word, r.FID, d.val(r.Outcome)))
+		lines = append(lines, fmt.Sprintf("  %s %s%s → %s", word, r.FID, paramText(r.NodeID), d.val(r.Outcome)))
 	}
 	if left := c.Total() - len(shown); left > 0 {
 		noun := "tests"

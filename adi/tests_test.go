@@ -193,11 +193,11 @@ func TestTestStatus(t *testing.T) {
 		frame Frame
 		want  TestResult
 	}{
-		{raised("AssertionError", "assert 1 == 2\n +  where …"), TestResult{"test_x:test_f#1", 0, TestFailed, "AssertionError: assert 1 == 2"}},
-		{raised("Skipped", "no network"), TestResult{"test_x:test_f#1", 0, TestSkipped, "Skipped: no network"}},
-		{raised("unittest.case.SkipTest", "later"), TestResult{"test_x:test_f#1", 0, TestSkipped, "unittest.case.SkipTest: later"}},
-		{ret("test_x:test_f", 1, -1, 0, "/p/test_x.py", 3, "None"), TestResult{"test_x:test_f#1", 0, TestPassed, "None"}},
-		{unfinished, TestResult{"test_x:test_f#1", 0, TestUnfinished, "(unfinished)"}},
+		{raised("AssertionError", "assert 1 == 2\n +  where …"), TestResult{"test_x:test_f#1", 0, "", TestFailed, "AssertionError: assert 1 == 2"}},
+		{raised("Skipped", "no network"), TestResult{"test_x:test_f#1", 0, "", TestSkipped, "Skipped: no network"}},
+		{raised("unittest.case.SkipTest", "later"), TestResult{"test_x:test_f#1", 0, "", TestSkipped, "unittest.case.SkipTest: later"}},
+		{ret("test_x:test_f", 1, -1, 0, "/p/test_x.py", 3, "None"), TestResult{"test_x:test_f#1", 0, "", TestPassed, "None"}},
+		{unfinished, TestResult{"test_x:test_f#1", 0, "", TestUnfinished, "(unfinished)"}},
 	}
 	for _, tt := range tests {
 		list, _ := newTrace("/p", tt.frame).Tests()
@@ -254,9 +254,28 @@ func TestResolveNodeIDErrors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = tr.ResolveFrame(r)
 	require.EqualError(t, err, `"test_x.py::test_f[1]": several invocations of test_x:test_f have arguments that spell pytest's id [1]; pick one by index: test_x:test_f#1 (a=1, b='x'), test_x:test_f#2 (a=1, b='y')`)
-	r, err = ParseRef("test_x.py::test_f[y-1]") // any order of the arguments
+	// A run of pytest recorded the ids it gave (by hand here, spelled by no argument): they decide.
+	tr.SetNodeID(0, "test_x.py::test_f[first]")
+	tr.SetNodeID(1, "test_x.py::test_f[second]")
+	r, err = ParseRef("test_x.py::test_f[second]")
 	require.NoError(t, err)
 	j, err := tr.ResolveFrame(r)
+	require.NoError(t, err)
+	assert.Equal(t, 1, j)
+	r, err = ParseRef("test_x.py::test_f[1]")
+	require.NoError(t, err)
+	_, err = tr.ResolveFrame(r)
+	require.EqualError(t, err, `"test_x.py::test_f[1]": no test test_x:test_f ran with pytest's id [1]; the ids pytest gave it: test_x:test_f#1 [first], test_x:test_f#2 [second]`)
+	assert.ErrorIs(t, err, ErrNotFound)
+	list, _ := tr.Tests()
+	assert.Equal(t, "test_x.py::test_f[first]", list[0].NodeID)
+	assert.Equal(t, []string{"Tests: 0 failed, 2 passed", "  passed test_x:test_f#1 [first] → None", "  passed test_x:test_f#2 [second] → None"},
+		testsText(detail{}, TestCounts{Passed: 2}, list))
+	tr = newTrace("/p", ret("test_x:test_f", 1, -1, 0, "/p/test_x.py", 3, "None", Arg{"a", "1"}, Arg{"b", "'x'"}),
+		ret("test_x:test_f", 2, -1, 0, "/p/test_x.py", 3, "None", Arg{"a", "1"}, Arg{"b", "'y'"}))
+	r, err = ParseRef("test_x.py::test_f[y-1]") // any order of the arguments
+	require.NoError(t, err)
+	j, err = tr.ResolveFrame(r)
 	require.NoError(t, err)
 	assert.Equal(t, 1, j)
 }

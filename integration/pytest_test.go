@@ -38,8 +38,8 @@ func TestPytestTarget(t *testing.T) {
 		"adi: the target command failed \\(exit status 1\\); the answer above is still valid\n$", res.stderr)
 	assert.Equal(t, `Tests: 1 failed, 2 passed
   FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0
-  passed test_cart:TestLine.test_line#1 → None
-  passed test_cart:TestLine.test_line#2 → None
+  passed test_cart:TestLine.test_line#1 [1-2.0] → None
+  passed test_cart:TestLine.test_line#2 [20-1.0] → None
 Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 3, width 10):
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)\n +    where <function total at 0x…> = cart.total
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
@@ -77,9 +77,9 @@ test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20
 	assert.Equal(t, 3, ans.Result.ImportRootCalls, "the test file's body, the import of cart and the class body of TestLine")
 	assert.JSONEq(t, `{"failed": 1, "passed": 2}`, string(ans.Result.TestCounts))
 	assert.JSONEq(t, `[
-		{"fid": "test_cart:test_total#1", "frame": 3, "status": "failed", "outcome": "AssertionError: assert 29.0 == 27.0"},
-		{"fid": "test_cart:TestLine.test_line#1", "frame": 7, "status": "passed", "outcome": "None"},
-		{"fid": "test_cart:TestLine.test_line#2", "frame": 9, "status": "passed", "outcome": "None"}]`, string(ans.Result.Tests))
+		{"fid": "test_cart:test_total#1", "frame": 3, "node_id": "test_cart.py::test_total", "status": "failed", "outcome": "AssertionError: assert 29.0 == 27.0"},
+		{"fid": "test_cart:TestLine.test_line#1", "frame": 7, "node_id": "test_cart.py::TestLine::test_line[1-2.0]", "status": "passed", "outcome": "None"},
+		{"fid": "test_cart:TestLine.test_line#2", "frame": 9, "node_id": "test_cart.py::TestLine::test_line[20-1.0]", "status": "passed", "outcome": "None"}]`, string(ans.Result.Tests))
 
 	res = r.run("break", cmd, "test_cart.py::test_total")
 	assert.Equal(t, "Breakpoint set: test_cart:test_total  (every call); test_cart:test_total was called 1 time(s); 1 breakpoint(s) in all.\n"+
@@ -106,11 +106,62 @@ Return: None
 	assert.Equal(t, `adi: adi list-frames: param "FUNC": test_cart.py::TestLine::test_line[9-1.0] names a frame, but this method takes a function (drop the [9-1.0])`+"\n", res.stderr)
 	res = r.run("step-in", cmd, "test_cart.py::TestLine::test_line[9-1.0]")
 	assert.Equal(t, 1, res.code)
-	assert.Regexp(t, "adi: \"test_cart.py::TestLine::test_line\\[9-1.0\\]\": no invocation of test_cart:TestLine.test_line has arguments that spell pytest's id \\[9-1.0\\]; "+
-		"pick one by index: test_cart:TestLine.test_line#1 \\(self=<test_cart.TestLine…, qty=1, price=2.0\\), test_cart:TestLine.test_line#2 \\(self=<test_cart.TestLine…, qty=20, price=1.0\\)\n", res.stderr)
+	assert.Equal(t, `adi: "test_cart.py::TestLine::test_line[9-1.0]": no test test_cart:TestLine.test_line ran with pytest's id [9-1.0]; `+
+		"the ids pytest gave it: test_cart:TestLine.test_line#1 [1-2.0], test_cart:TestLine.test_line#2 [20-1.0]\n", res.stderr)
 	res = r.run("flt", cmd, "test_cart.py::test_totl")
 	assert.Equal(t, 1, res.code)
 	assert.Regexp(t, "adi: no function \"test_cart.py::test_totl\" in the recording; closest: test_cart:test_total\n", res.stderr)
+}
+
+// idTests is a test file whose parametrize ids are given by hand, which no argument spells.
+var idTests = `import pytest
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.5, 0.25], ids=["free", "half", "quarter"])
+def test_rate(rate):
+    assert round(10 * (1 - rate)) == 10 * (1 - rate)
+`
+
+// TestPytestNodeIDs: the probe records the node id pytest gave each test it called, so an id
+// given by hand names its invocation exactly, the test listing shows it, and an id pytest did not
+// give is refused with the ones it gave.
+func TestPytestNodeIDs(t *testing.T) {
+	if err := exec.Command("/usr/bin/python3", "-c", "import pytest").Run(); err != nil {
+		t.Fatalf("this test needs pytest for /usr/bin/python3 (python3-pytest): run `make test-deps`: %v", err)
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "test_ids.py"), []byte(idTests), 0o644))
+	r := newCLI(t, dir)
+	r.env = append(r.env, "PYTHONDONTWRITEBYTECODE=1")
+	cmd := "/usr/bin/python3 -m pytest test_ids.py -q -p no:cacheprovider"
+
+	res := r.run("call-tree", cmd, "--depth", "1")
+	assert.Equal(t, 1, res.code, res.stderr)
+	assert.Equal(t, `Tests: 1 failed, 2 passed
+  FAILED test_ids:test_rate#3 [quarter] → AssertionError: assert 8 == (10 * (1 - 0.25))
+  passed test_ids:test_rate#1 [free] → None
+  passed test_ids:test_rate#2 [half] → None
+Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 1, width 10):
+test_ids:test_rate#3(rate=0.25) → raised AssertionError: assert 8 == (10 * (1 - 0.25))\n +  where 8 = round((10 * (1 - 0.25)))
+test_ids:test_rate#1(rate=0.0) → None
+test_ids:test_rate#2(rate=0.5) → None
+… the test runner imported test_ids: 1 call (call-tree test_ids:<module>#1 shows it)
+`, res.stdout)
+
+	res = r.run("flt", cmd, "test_ids.py::test_rate[half]")
+	assert.Equal(t, 1, res.code, "pytest exits 1: a test failed")
+	assert.Equal(t, `Frame: test_ids:test_rate#2   (entry frame)
+Args: rate = 0.5
+
+   6 | assert round(10 * (1 - rate)) == 10 * (1 - rate)  → True
+
+Return: None
+`, res.stdout)
+
+	res = r.run("flt", cmd, "test_ids.py::test_rate[0.5]")
+	assert.Equal(t, 1, res.code)
+	assert.Equal(t, `adi: "test_ids.py::test_rate[0.5]": no test test_ids:test_rate ran with pytest's id [0.5]; `+
+		"the ids pytest gave it: test_ids:test_rate#1 [free], test_ids:test_rate#2 [half], test_ids:test_rate#3 [quarter]\n", res.stderr)
 }
 
 // slowTests is a test file whose tests 2-8 each step 200 statements with 300 objects in scope

@@ -431,6 +431,7 @@ type decoder struct {
 
 	calls    []call    // call/callret/callexc/made records, in file order
 	outcomes []outcome // ret/exc/yield records, in file order
+	nodeIDs  []nodeID  // test records, in file order
 
 	args    argTable
 	defs    []adi.Code // the free end of the current chunk of Codes (see newCode)
@@ -449,6 +450,12 @@ type call struct {
 	args                   *adi.Arguments
 	ret                    string
 	exc                    *adi.Exception
+}
+
+// nodeID is a test record: the node id pytest gave test invocation idx.
+type nodeID struct {
+	idx int32
+	id  string
 }
 
 // outcome is a ret, exc or yield record of an invocation written earlier as an open call.
@@ -730,6 +737,16 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			return err
 		}
 		d.outcomes = append(d.outcomes, o)
+	case "test":
+		var idx int
+		var id string
+		if err := values(rec, &idx, &id); err != nil {
+			return err
+		}
+		if idx < 0 || idx > math.MaxInt32 {
+			return fmt.Errorf("invocation index %d out of range", idx)
+		}
+		d.nodeIDs = append(d.nodeIDs, nodeID{int32(idx), id})
 	case "resume", "trunc":
 		// resumptions are visible in FLTs; the limit is in result.json.
 	default:
@@ -955,6 +972,11 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 	}
 	d.outcomes = nil
+	for _, x := range d.nodeIDs {
+		if int(x.idx) < n {
+			t.SetNodeID(int(x.idx), x.id)
+		}
+	}
 	return gap, nil
 }
 

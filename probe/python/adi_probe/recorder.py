@@ -774,7 +774,7 @@ class Recorder:
                 rec.watch_enter(ts, e)
             if eager_live[0] and e[E_STEP] is None and not importing[0] and info.code.co_name != "<module>":
                 rec.eager_enter(e)  # (or ends eager FLTs when their budget is spent)
-            if info.is_test and e[E_STEP] is None and e[E_CALLER] < 0:
+            if info.is_test and e[E_CALLER] < 0:
                 rec.test_enter(e)
             if info.plain and e[E_STEP] is None:
                 e[E_STATE] = FAST  # slow only for the eager check: its exit takes the fast path
@@ -1239,12 +1239,18 @@ class Recorder:
             self.internal_error("tracing %s#%d" % (e[E_INFO].func, e[E_N]), exc)
 
     def test_enter(self, e):
-        """trace_tests: a test runner (not user code) called a test function: record its FLT,
-        while the tests' stepping time lasts (config trace_tests_ms; a test's FLT, once
-        started, is recorded to its end)."""
+        """trace_tests: a test runner (not user code) called a test function: write the node id
+        pytest gave it (``test``), and record its FLT while the tests' stepping time lasts
+        (config trace_tests_ms; a test's FLT, once started, is recorded to its end)."""
+        try:
+            node = _pytest_node_id(e[E_FRAME])
+            if node is not None:
+                self.out.calls.append(("test", e[E_IDX], node))
+        except Exception as exc:
+            self.internal_error("reading the node id of %s#%d" % (e[E_INFO].func, e[E_N]), exc)
         try:
             budget = self.tests_budget
-            if not self.out.over_limit and budget[0] > 0:
+            if e[E_STEP] is None and not self.out.over_limit and budget[0] > 0:
                 t0 = _clock()
                 self._start_stepper(e, False, budget, TESTS_OVERDRAFT)
                 spend(budget, _clock() - t0)
@@ -1504,6 +1510,31 @@ def _fp_text(e):
     if fp is None:
         return "=" + ", ".join(a if type(a) is str else repr(a) for a in e[E_ARGS])
     return fp_text(fp)
+
+
+# the pytest frames that hold the test item calling a test function: its own call of a test
+# function (local ``pyfuncitem``), and a unittest TestCase's item running it (local ``self``)
+_PYTEST_CALLERS = {"pytest_pyfunc_call": "pyfuncitem", "runtest": "self"}
+
+
+def _pytest_node_id(frame):
+    """The node id pytest gave the test that `frame` runs (``tests/test_x.py::test_f[a-1]``), read
+    from the test item in one of the runner's frames below it; None when pytest is not the
+    runner. The id is read from the item's ``_nodeid`` slot itself, so no code runs."""
+    f = frame.f_back
+    for _ in range(12):
+        if f is None:
+            return None
+        name = _PYTEST_CALLERS.get(f.f_code.co_name)
+        if name is not None and "_pytest" in f.f_code.co_filename:
+            item = f.f_locals.get(name)
+            try:
+                node = object.__getattribute__(item, "_nodeid")
+            except AttributeError:
+                return None
+            return node if type(node) is str else None
+        f = f.f_back
+    return None
 
 
 def _describe_call(chain, fp):
