@@ -67,6 +67,25 @@ type CallNode struct {
 	ImportCalls int         `json:"import_calls,omitempty"`
 }
 
+// Frames lists the frames the tree shows (its nodes', by index in T), depth first.
+func (c *CallTree) Frames() []int {
+	var out []int
+	var walk func(n *CallNode)
+	walk = func(n *CallNode) {
+		out = append(out, n.Frame)
+		for _, k := range n.Children {
+			walk(k)
+		}
+	}
+	if c.Root != nil {
+		walk(c.Root)
+	}
+	for _, n := range c.Roots {
+		walk(n)
+	}
+	return out
+}
+
 // CallGroup counts calls of one function; First is the fid of the first of them.
 type CallGroup struct {
 	Func  string `json:"func"`

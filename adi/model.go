@@ -181,6 +181,25 @@ type Arguments struct {
 	ArgsFP string
 }
 
+// A first run of a big program records most calls bare (the bridge's first runs, past their first
+// 20,000 calls: a call deeper than three frames whose caller is not stepped): their fid, caller
+// and outcome, but not their values, fingerprint or caller line, which no answer shows until
+// asked for. Such a frame's ArgsFP is BareFP and its values read NotRecorded (its CallLine is 0);
+// once a later run has recorded them (a values run, or the re-run of an FLT that shows them), the
+// frame holds them and its ArgsFP is FilledFP. Neither fingerprint is compared by a replay check.
+const (
+	BareFP      = "~bare"
+	FilledFP    = "~filled"
+	NotRecorded = "<not recorded>"
+)
+
+// Bare reports whether the recording holds no values for the frame yet (see BareFP).
+func (a *Arguments) Bare() bool { return a.ArgsFP == BareFP }
+
+// Unchecked reports whether the frame's arguments have no fingerprint a re-run's can be compared
+// with (see BareFP): a bare frame, or one whose values a later run recorded.
+func (a *Arguments) Unchecked() bool { return a.ArgsFP == BareFP || a.ArgsFP == FilledFP }
+
 // noArguments are the Arguments of frames made without them (in tests): no Args, no ArgsFP.
 var noArguments = &Arguments{}
 

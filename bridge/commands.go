@@ -157,18 +157,37 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 	case adi.StepOutCmd:
 		return s.withFLT(ctx, s.state.StepOut())
 	case adi.CallTreeCmd:
-		if c.Frame == nil && s.state.Cur == 0 && t.Len() > 0 { // nothing asked, nothing navigated: the whole run
-			return t.RunTree(c.Options, s.IsTestRun())
+		tree := func() (*adi.CallTree, error) {
+			if c.Frame == nil && s.state.Cur == 0 && t.Len() > 0 { // nothing asked, nothing navigated: the whole run
+				return t.RunTree(c.Options, s.IsTestRun())
+			}
+			j, err := s.frameOrCurrent(c.Frame)
+			if err != nil {
+				return nil, err
+			}
+			return t.CallTree(j, c.Options)
 		}
-		j, err := s.frameOrCurrent(c.Frame)
+		ct, err := tree()
 		if err != nil {
 			return nil, err
 		}
-		return t.CallTree(j, c.Options)
+		// the values of frames recorded bare are recorded now (values.go), and the tree shown again
+		if n, err := s.fillValues(ctx, ct.Frames()); err != nil || n == 0 {
+			return ct, err
+		}
+		return tree()
 	case adi.ListFramesCmd:
 		fn, err := t.ResolveFunc(c.Func)
 		if err != nil {
 			return nil, err
+		}
+		l := t.ListFrames(fn, c.Filter)
+		var shown []int
+		for _, f := range l.Frames {
+			shown = append(shown, f.Frame)
+		}
+		if n, err := s.fillValues(ctx, shown); err != nil || n == 0 {
+			return l, err
 		}
 		return t.ListFrames(fn, c.Filter), nil
 	case adi.DiffCmd:

@@ -45,7 +45,7 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 		return err
 	}
 	rt := run.Rec.Trace
-	s.adopt(run)
+	s.adopt(run, nil)
 	res := run.Rec.Result
 	if res == nil {
 		return adi.BadInputf("the run that evaluates the conditions ended early (%s)", runSummary(run))

@@ -169,7 +169,7 @@ func (s *Session) execRun(ctx context.Context, j, line, visit int, stmt string, 
 		s.discard(run) // it missed the stop: the run with T says why
 		return nil, false, nil
 	}
-	rp := s.adopt(run) // the frame's FLT, recorded on the way, answers where the stop is
+	rp := s.adopt(run, nil) // the frame's FLT, recorded on the way, answers where the stop is
 	flt, ok := s.flts[j]
 	if !ok {
 		return nil, true, adi.BadInputf("cannot stop in %s: %s; the program does not run the same way twice", f.FID(), rp.why(s, run, j))

@@ -28,6 +28,7 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 	}
 	sel := append([]int{j}, s.nextHits(j, batchMax)...)
 	req := RunRequest{Light: true}
+	var values []int
 	for _, k := range sel {
 		if _, ok := s.flts[k]; ok && k != j {
 			continue
@@ -35,12 +36,14 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 		fk := s.trace.Frames[k]
 		req.Trace = append(req.Trace, probe.Selector{Func: fk.FID().Func, Index: fk.FID().Index})
 		req.Expect = append(req.Expect, s.expect(k))
+		values = append(values, s.fltValues(k)...)
 	}
+	req.ValuesOf = s.selectors(values)
 	run, err := s.record(ctx, "record FLT of "+f.FID().String(), req)
 	if err != nil {
 		return nil, err
 	}
-	rp := s.adopt(run)
+	rp := s.adopt(run, values)
 	flt, ok := s.flts[j]
 	if !ok {
 		return nil, adi.NotFoundf("cannot record the FLT of %s: %s; the program does not run the same way twice (it depends on time, input or the environment, or on randomness adi does not seed)", f.FID(), rp.why(s, run, j))
@@ -75,10 +78,12 @@ func (s *Session) nextHits(j, n int) []int {
 	return out
 }
 
-// adopt takes into the cache the FLTs of a re-run that answer for frames of T (replay.go), keeps
-// only those on disk, and notes where the re-run differed from the recording, for the answer.
-func (s *Session) adopt(run *Run) *replay {
+// adopt takes into the cache the FLTs of a re-run that answer for frames of T (replay.go) and the
+// values it recorded for the frames values of T, held bare (values.go), keeps only those on disk,
+// and notes where the re-run differed from the recording, for the answer.
+func (s *Session) adopt(run *Run, values []int) *replay {
 	rp := s.replayOf(run)
+	got := s.takeValues(run.Rec.Trace, values)
 	for j, flt := range rp.flts {
 		s.flts[j] = flt
 	}
@@ -91,7 +96,7 @@ func (s *Session) adopt(run *Run) *replay {
 			s.note("this re-run differed from the recording (" + rp.differ + "); the frames shown are the same invocations as recorded")
 		}
 	}
-	s.keep(run, rp.flts)
+	s.keep(run, rp.flts, got)
 	return rp
 }
 
@@ -104,7 +109,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	}
 	defer end()
 	req := RunRequest{Light: true}
-	var want []int
+	var want, values []int
 	for _, j := range frames {
 		f := s.trace.Frame(j)
 		if f == nil {
@@ -116,15 +121,17 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 		want = append(want, j)
 		req.Trace = append(req.Trace, probe.Selector{Func: f.FID().Func, Index: f.FID().Index})
 		req.Expect = append(req.Expect, s.expect(j))
+		values = append(values, s.fltValues(j)...)
 	}
 	if len(want) == 0 {
 		return nil
 	}
+	req.ValuesOf = s.selectors(values)
 	run, err := s.record(ctx, purpose, req)
 	if err != nil {
 		return err
 	}
-	rp := s.adopt(run)
+	rp := s.adopt(run, values)
 	sort.Ints(want)
 	for _, j := range want {
 		if _, ok := s.flts[j]; !ok {

@@ -23,7 +23,7 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 	}
 	prog := s.prog
 	run, err := s.record(ctx, "record T", RunRequest{TraceAll: opts.eagerSteps(), Trace: focusSelectors(prog, s.target, opts.Focus),
-		TraceTests: s.target.RunsTests()})
+		TraceTests: s.target.RunsTests(), Bare: true})
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 	}
 	for _, n := range runs[1:] {
 		dir := filepath.Join(runsDir, fmt.Sprintf("%04d", n))
-		kept, ok, err := loadKept(dir)
+		kept, values, ok, err := loadKept(dir)
 		if !ok && err == nil { // a run of an older adi, or one cut before it was adopted
 			var r *Run
 			if r, err = loadRun(dir); err == nil {
@@ -138,6 +138,11 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 		for k, flt := range kept {
 			if s.trace.Frame(k) != nil {
 				s.flts[k] = flt
+			}
+		}
+		for k, v := range values {
+			if s.trace.Frame(k) != nil {
+				s.fill(k, v)
 			}
 		}
 	}

@@ -80,20 +80,34 @@ func (s *Session) writeState() error {
 // so a session's disk holds one T and the FLTs recorded since.
 const keptFLTs = "flts.json"
 
-// keep leaves in a re-run's directory only what the session took from it: its FLTs (keptFLTs) and
-// how it ended; a run that added nothing is discarded.
-func (s *Session) keep(run *Run, flts map[int]*adi.FLT) {
-	if len(flts) == 0 {
+// keptValues is the file in which a re-run's directory keeps the values it recorded for frames
+// the recording holds bare (values.go), by frame.
+const keptValues = "values.json"
+
+// keep leaves in a re-run's directory only what the session took from it: its FLTs (keptFLTs),
+// the values of bare frames (keptValues) and how it ended; a run that added nothing is discarded.
+func (s *Session) keep(run *Run, flts map[int]*adi.FLT, values map[int]frameValues) {
+	if len(flts) == 0 && len(values) == 0 {
 		s.discard(run)
 		return
 	}
-	b, err := json.Marshal(flts)
-	if err == nil {
-		err = writeFile(filepath.Join(run.Dir, keptFLTs), b)
-	}
-	if err != nil {
-		s.log.Warn("cannot keep a re-run's FLTs on disk; a restarted adi records them again", "dir", run.Dir, "error", err)
-		return
+	kept := []struct {
+		name string
+		n    int
+		v    any
+	}{{keptFLTs, len(flts), flts}, {keptValues, len(values), values}}
+	for _, k := range kept {
+		if k.n == 0 {
+			continue
+		}
+		b, err := json.Marshal(k.v)
+		if err == nil {
+			err = writeFile(filepath.Join(run.Dir, k.name), b)
+		}
+		if err != nil {
+			s.log.Warn("cannot keep what a re-run recorded on disk; a restarted adi records it again", "dir", run.Dir, "file", k.name, "error", err)
+			return
+		}
 	}
 	for _, name := range []string{"calls.bin", "flt.bin", "config.json"} {
 		if err := os.Remove(filepath.Join(run.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -112,20 +126,23 @@ func (s *Session) discard(run *Run) {
 	}
 }
 
-// loadKept reads the FLTs a re-run's directory keeps (keptFLTs); ok is false when it has none.
-func loadKept(dir string) (map[int]*adi.FLT, bool, error) {
-	b, err := os.ReadFile(filepath.Join(dir, keptFLTs))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
+// loadKept reads what a re-run's directory keeps: its FLTs (keptFLTs) and the values of bare
+// frames (keptValues); ok is false when it keeps neither.
+func loadKept(dir string) (flts map[int]*adi.FLT, values map[int]frameValues, ok bool, err error) {
+	for name, v := range map[string]any{keptFLTs: &flts, keptValues: &values} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			return nil, nil, false, fmt.Errorf("%s is corrupt: %w", filepath.Join(dir, name), err)
+		}
+		ok = true
 	}
-	if err != nil {
-		return nil, false, err
-	}
-	var flts map[int]*adi.FLT
-	if err := json.Unmarshal(b, &flts); err != nil {
-		return nil, false, fmt.Errorf("%s is corrupt: %w", filepath.Join(dir, keptFLTs), err)
-	}
-	return flts, true, nil
+	return flts, values, ok, nil
 }
 
 // listRuns returns the run numbers under dir, ascending.

@@ -25,7 +25,8 @@ type replay struct {
 	differ  string
 }
 
-// expect is the replay check for frame k: its caller chain and argument fingerprint.
+// expect is the replay check for frame k: its caller chain and argument fingerprint (none for a
+// frame recorded bare).
 func (s *Session) expect(k int) probe.Expect {
 	f := s.trace.Frames[k]
 	var chain []string
@@ -38,7 +39,11 @@ func (s *Session) expect(k int) probe.Expect {
 	if chain == nil {
 		chain = []string{}
 	}
-	return probe.Expect{Func: f.FID().Func, Index: f.FID().Index, Chain: chain, ArgsFP: f.ArgsFP}
+	fp := f.ArgsFP
+	if f.Unchecked() {
+		fp = adi.BareFP // the probe compares no fingerprint
+	}
+	return probe.Expect{Func: f.FID().Func, Index: f.FID().Index, Chain: chain, ArgsFP: fp}
 }
 
 // replayOf compares a re-run's trace and FLTs with the recording.
@@ -87,7 +92,7 @@ func (s *Session) replayedUpTo(t *adi.Trace, light bool) int {
 		if a.FID() != b.FID() || a.Caller != b.Caller {
 			return k
 		}
-		if a.ArgsFP != b.ArgsFP && (!light || len(b.Args) > 0 || len(a.Args) == 0) {
+		if a.ArgsFP != b.ArgsFP && !a.Unchecked() && (!light || len(b.Args) > 0 || len(a.Args) == 0) {
 			return k
 		}
 	}
@@ -126,7 +131,7 @@ func (s *Session) sameFrame(rt *adi.Trace, r, j int) string {
 	if strings.Join(ca, " > ") != strings.Join(cb, " > ") {
 		return fmt.Sprintf("in the re-run %s was called from %s, in the recording from %s", a.FID(), chainText(cb), chainText(ca))
 	}
-	if a.ArgsFP == b.ArgsFP {
+	if a.ArgsFP == b.ArgsFP || a.Unchecked() { // a bare frame has no fingerprint to compare
 		return ""
 	}
 	return argsDifference(a, b)

@@ -67,6 +67,12 @@ type RunRequest struct {
 	// StopsOnly is for a run whose answer is its stop (exec): no T and no FLT are written
 	// (probe config "stops_only"), so a run that misses the stop has nothing else to tell.
 	StopsOnly bool
+	// Bare is for a first run: past its first bareAfter calls, calls deeper than bareDepth are
+	// recorded bare (probe config "bare_after"; see adi.BareFP).
+	Bare bool
+	// ValuesOf names the invocations whose values a light run records in full (probe config
+	// "values_of"): frames the recording holds bare.
+	ValuesOf []probe.Selector
 	// Output receives the target's output as it comes (may be nil): category is "stdout" or "stderr".
 	Output func(category string, text []byte)
 	// StmtLimit, for a run with an Exec stop whose probe ends the statement itself at its
@@ -165,6 +171,10 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 		ReprLimit: p.ReprLimit, Limits: p.Limits,
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
 		Light: req.Light, StopsOnly: req.StopsOnly, TraceTests: req.TraceTests, Control: req.Control,
+		ValuesOf: req.ValuesOf,
+	}
+	if req.Bare {
+		cfg.BareAfter, cfg.BareDepth = bareAfter, bareDepth
 	}
 	if req.TraceAll > 0 {
 		cfg.TraceAll = &probe.TraceAll{MaxSteps: req.TraceAll, MaxMS: EagerMS}

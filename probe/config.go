@@ -25,6 +25,14 @@ type Config struct {
 	Light bool `json:"light,omitempty"`
 	// StopsOnly makes a run whose answer is its stops (an exec's): it writes no T and no FLT.
 	StopsOnly bool `json:"stops_only,omitempty"`
+	// BareAfter > 0 records bare calls (a first run): past the first BareAfter calls, a plain
+	// call deeper than BareDepth frames whose caller is not stepped is recorded without values,
+	// fingerprint or caller line (adi.BareFP).
+	BareAfter int `json:"bare_after,omitempty"`
+	BareDepth int `json:"bare_depth,omitempty"`
+	// ValuesOf names the invocations (Func and Index) whose values a light run records in full:
+	// arguments, fingerprint, caller line and returned value (a values run; an FLT's re-run).
+	ValuesOf []Selector `json:"values_of,omitempty"`
 	// Control is the unix socket on which an editor's run serves the control protocol, to add
 	// watches while it runs (PROTOCOL.md, "Watching in an editor's run"; "": none).
 	Control string `json:"control,omitempty"`

@@ -792,8 +792,11 @@ var smallInts = func() [1024]string {
 func reprOf(v any, strs *interner) (string, error) {
 	switch v := v.(type) {
 	case string:
-		if v == unrenderedMark {
+		switch v {
+		case unrenderedMark:
 			return Unrendered, nil
+		case bareMark:
+			return adi.NotRecorded, nil
 		}
 		return v, nil
 	case int64:
@@ -820,6 +823,10 @@ func reprOf(v any, strs *interner) (string, error) {
 const Unrendered = "<not rendered: during an import>"
 
 const unrenderedMark = "\x00"
+
+// bareMark stands for a value of a bare call (PROTOCOL.md, config bare_after), which the reader
+// shows as adi.NotRecorded; such a call's fingerprint is adi.BareFP.
+const bareMark = "\x01"
 
 // values decodes the record's fields into ptrs, in order: *int, *string, *[]string (reprs) and
 // reprField, or *any for the field itself.

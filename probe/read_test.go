@@ -355,3 +355,28 @@ func TestSnapshotWaitsForFLTEnd(t *testing.T) {
 	assert.False(t, rec.FLTs[0].Ended)
 	assert.Len(t, rec.FLTs[0].Steps, 1)
 }
+
+// A bare call (config bare_after) is read with adi.NotRecorded for its values, adi.BareFP for its
+// fingerprint and no caller line; a raw value it returned is still itself; a test record gives a
+// test frame its pytest node id.
+func TestReadBareCalls(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,["box","k"]],["callret",0,0,-1,0,0,[1,2],null,"None"],`+
+			`["callret",1,0,0,0,0,["\u0001","\u0001"],"~bare","\u0001"],["callret",2,0,0,0,0,["\u0001","\u0001"],"~bare",7],`+
+			`["test",0,"t.py::test_f[a]"]]`),
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3}`,
+	})
+	rec, err := Read(dir)
+	require.NoError(t, err)
+	require.Equal(t, 3, rec.Trace.Len())
+	f := rec.Trace.Frames[1]
+	assert.Equal(t, []adi.Arg{{Name: "box", Value: adi.NotRecorded}, {Name: "k", Value: adi.NotRecorded}}, f.Args)
+	assert.Equal(t, adi.NotRecorded, f.Return)
+	assert.True(t, f.Bare())
+	assert.True(t, f.Unchecked())
+	assert.Equal(t, int32(0), f.CallLine)
+	assert.Equal(t, "7", rec.Trace.Frames[2].Return)
+	assert.False(t, rec.Trace.Frames[0].Bare())
+	assert.Equal(t, "t.py::test_f[a]", rec.Trace.NodeID(0))
+	assert.Equal(t, "", rec.Trace.NodeID(1))
+}

@@ -102,6 +102,13 @@ class Config:
         self.repr_time_ms = _num(data, "repr_time_ms", 20)
         self.render_calls = _int(data, "render_calls", DEFAULT_RENDER_CALLS)
         self.light = bool(data.get("light", False))
+        # bare calls (a first run's, PROTOCOL.md "bare"): past the first `bare_after` calls, a
+        # plain call deeper than `bare_depth` whose caller is not stepped is recorded without
+        # values or caller line (0: every call has them)
+        self.bare_after = _int(data, "bare_after", 0)
+        self.bare_depth = _int(data, "bare_depth", 3)
+        # the invocations whose values a light run records in full (PROTOCOL.md): func -> {n}
+        self.values_of = _invocations(data, "values_of")
         # the run answers with its stops alone (an exec's run): it writes no T and no FLT, and
         # does not build T's records (PROTOCOL.md)
         self.stops_only = bool(data.get("stops_only", False))
@@ -266,6 +273,17 @@ def _str_list(d, key, prefix=""):
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise ConfigError("'%s%s' must be a list of strings" % (prefix, key))
     return v
+
+
+def _invocations(d, key):
+    """A list of {"func": F, "index": N} as a dict F -> set of N."""
+    out = {}
+    for i, s in enumerate(_list(d, key)):
+        if not isinstance(s, dict) or not isinstance(s.get("func"), str) or type(s.get("index")) is not int \
+                or s["index"] < 1:
+            raise ConfigError("'%s[%d]' must be {\"func\": NAME, \"index\": N} with N from 1" % (key, i))
+        out.setdefault(s["func"], set()).add(s["index"])
+    return out
 
 
 def _list(d, key):

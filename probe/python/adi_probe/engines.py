@@ -35,7 +35,7 @@ import sys
 import threading
 
 from .output import RAW_TYPES
-from .recorder import (_GEN_FLAGS, E_ARGS, E_CALLER, E_FP, E_FRAME, E_IDX, E_INFO, E_LINE, E_STATE,
+from .recorder import (_GEN_FLAGS, BARE, BARE_FP, E_ARGS, E_CALLER, E_FP, E_FRAME, E_IDX, E_INFO, E_LINE, E_STATE,
                        E_STEP, MONITOR, PROFILE, TRACE, _NO_ARG, arg_key)
 
 
@@ -354,7 +354,8 @@ class MonitoringEngine:
                 if write_t:
                     t = type(value)
                     calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid, e[E_LINE], e[E_ARGS],
-                                  e[E_FP], value if (t is int and nbig < value < big) or t in raw else info.render(value)))
+                                  e[E_FP], value if (t is int and nbig < value < big) or t in raw
+                                  else BARE if e[E_FP] is BARE_FP else info.render(value)))
             else:
                 h.leave("return", value)
 

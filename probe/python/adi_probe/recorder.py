@@ -76,6 +76,13 @@ TRACE, PROFILE, MONITOR = "trace", "profile", "monitor"  # how a thread's hooks 
 UNRENDERED = "\x00"  # the reader shows "<not rendered: during an import>" (one byte: no repr holds a NUL)
 UNRENDERED_FP = "~import"
 
+# T's text for an argument or return value of a bare call (config "bare_after": a first run's
+# call past its first calls, deeper than "bare_depth", whose caller is not stepped): no value, no
+# fingerprint, no caller line. Most calls of a big program are such calls and none of them is
+# shown until asked for; then a run records their values (config "values_of").
+BARE = "\x01"  # the reader shows "<not recorded>"
+BARE_FP = "~bare"
+
 _GEN_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _NEWLOCALS = 0x2  # every function's code has it; module and class bodies do not
 _FLUSH_MASK = 2047
@@ -86,7 +93,7 @@ _YIELD_REPORTS_NEXT = sys.version_info >= (3, 13)
 class CodeInfo:
     """What the recorder knows about one user code object."""
 
-    __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0", "getter", "unrendered",
+    __slots__ = ("cid", "func", "next_ids", "argnames", "argkeys", "nargs", "arg0", "getter", "unrendered", "bare", "want",
                  "is_gen", "is_import", "plain", "state0", "first_lasti", "ret_offsets", "yield_offsets",
                  "watch", "code", "facts", "stmts_sent", "lines", "budget", "render", "light", "is_test", "kind", "is_class",
                  "pending", "wgen", "wroot")
@@ -103,6 +110,8 @@ class CodeInfo:
         self.arg0 = self.argnames[0] if keys else None
         # (reprs, fp) of an invocation during an import, whose values are not rendered
         self.unrendered = ((UNRENDERED,) * len(keys), UNRENDERED_FP)
+        self.bare = ((BARE,) * len(keys), BARE_FP)  # (reprs, fp) of a bare call
+        self.want = None  # the n of the invocations whose values a light run records (config values_of)
         # the arguments' values from f_locals in one C call: a tuple (two or more arguments)
         self.getter = itemgetter(*self.argnames) if len(keys) > 1 else None
         self.is_gen = bool(code.co_flags & _GEN_FLAGS)
@@ -293,7 +302,7 @@ class LiveWatch:
 class ThreadState:
     """One thread's recording state (its stack of live user frames)."""
 
-    __slots__ = ("ident", "tid", "name", "stack", "hooks")
+    __slots__ = ("ident", "tid", "name", "stack", "hooks", "bare_lim", "anchors")
 
     def __init__(self, ident, name):
         self.ident = ident
@@ -301,6 +310,11 @@ class ThreadState:
         self.name = name
         self.stack = []
         self.hooks = None
+        # [n]: a call when the stack holds more than n entries may be bare (config bare_after):
+        # bare_depth below the innermost stepped frame (a test's, an FLT's), or below the root;
+        # `anchors` holds the stepped entries with the limit each replaced
+        self.bare_lim = [0]
+        self.anchors = []
 
 
 class Hooks:
@@ -344,6 +358,11 @@ class Recorder:
         # (which starts them) until _end_eager; an entry during an import does not (no eager FLT
         # starts there: sympy's script makes 197,000 calls while importing, before its first)
         self.eager_live = [self.eager is not None and self.eager[0] > 0]
+        # [True] once bare calls may be recorded (config bare_after; see flush_at)
+        self.bare_on = [False]
+        # the idx of the running invocations whose values a light run records (config values_of):
+        # their returned value is rendered when they return
+        self.wanted_live = set()
         # trace_tests: [steps, seconds] of stepping the tests' FLTs may still take (the steps
         # are not bounded; spend() zeroes them when the time is spent)
         self.tests_budget = [1 << 62, cfg.trace_tests_ms / 1000.0]
@@ -428,6 +447,7 @@ class Recorder:
                 info.state0 = SLOW
             if self.scope is not None:
                 info.state0 = SLOW  # every recorded frame is stepped (enter_slow)
+            info.want = self.cfg.values_of.get(func)
             if self.cfg.light and info.watch is None:
                 info.light = True
                 info.render = _no_value
@@ -572,6 +592,15 @@ class Recorder:
         current = [mode]
         tid = ts.tid
         zone = self.depth_zone
+        bare_on = self.bare_on
+        bare_depth = self.cfg.bare_depth
+        bare_lim = ts.bare_lim  # (ThreadState: the hooks of a thread may be built again)
+        if not ts.anchors:
+            bare_lim[0] = bare_depth
+        anchors = ts.anchors
+        want = bool(self.cfg.values_of)  # a light run records the values of some invocations
+        wanted_live = self.wanted_live
+        flush_at = self.flush_at
 
         def args(info, values):
             """The arguments' (reprs, fp): rendered for the first `render_calls` calls of a
@@ -622,9 +651,12 @@ class Recorder:
             if stack:
                 ce = stack[-1]
                 caller = ce[E_IDX]
-                line = 0 if light_run else ce[E_INFO].lines[ce[E_FRAME].f_lasti]
                 st = ce[E_STEP]
+                if bare_on[0] and st is None and info.plain and len(stack) > bare_lim[0]:
+                    return push_bare(frame, info, ce)
+                line = 0 if light_run else ce[E_INFO].lines[ce[E_FRAME].f_lasti]
             else:
+                ce = None
                 caller = -1
                 line = 0
                 st = None
@@ -666,8 +698,10 @@ class Recorder:
             push(e)
             if e[E_STATE] or (eager_live[0] and not importing[0]):
                 enter_slow(frame, e, info)
+            if want and info.want is not None and n in info.want:
+                wanted(frame, e, ce)
             if idx & _FLUSH_MASK == _FLUSH_MASK:
-                rec.flush()
+                flush_at(idx)
             m = current[0]
             if m is TRACE:
                 if e[E_STEP] is None:
@@ -701,11 +735,68 @@ class Recorder:
             if idx >= limit[0]:
                 rec.unrecorded(idx)
                 return None
-            push([frame, idx, info, None, None, n, -1, ce[E_IDX], 0, (), None, FAST])
+            e = [frame, idx, info, None, None, n, -1, ce[E_IDX], 0, (), None, FAST]
+            push(e)
+            if want and info.want is not None and n in info.want:
+                wanted(frame, e, ce)
             if idx & _FLUSH_MASK == _FLUSH_MASK:
-                rec.flush()
+                flush_at(idx)
             frame.f_trace_lines = False
             return local
+
+        def call_bare(frame, event, arg):
+            """TRACE mode in a run that records bare calls (config bare_after): once they have
+            started, the common call, a plain function called deeper than bare_depth by a frame
+            that is not stepped, is pushed bare at once; anything else goes to ``call_rec``."""
+            info = codes_get(_id(frame.f_code))
+            if info is False:
+                return None
+            if not bare_on[0] or info is None or not info.plain or len(stack) <= bare_lim[0] or stopped[0] \
+                    or len(stack) > zone[0] or current[0] is not TRACE:
+                return call_rec(frame, event, arg)
+            ce = stack[-1]
+            if ce[E_STEP] is not None:
+                return call_rec(frame, event, arg)
+            return push_bare(frame, info, ce)
+
+        def push_bare(frame, info, ce):
+            """Record a bare call of `info` by the frame of entry `ce` (config bare_after): no
+            values, no fingerprint, no caller line (BARE); it exits by the fast path."""
+            idx, n = info.next_ids()
+            if idx >= limit[0]:
+                rec.unrecorded(idx)
+                return None
+            a, fp = info.bare
+            push([frame, idx, info, None, None, n, -1, ce[E_IDX], 0, a, fp, FAST])
+            if idx & _FLUSH_MASK == _FLUSH_MASK:
+                flush_at(idx)
+            m = current[0]
+            if m is TRACE:
+                frame.f_trace_lines = False
+                return local
+            if m is PROFILE:
+                if frame.f_trace is None:
+                    frame.f_trace = local
+                    frame.f_trace_lines = False
+                else:
+                    rec.attach_local(frame, stack[-1], local)
+            return None
+
+        def wanted(frame, e, ce):
+            """A light run records the values of invocation `e` (config values_of): its
+            arguments and caller line now, its returned value when it returns (``wanted_live``:
+            it exits by ``leave_rec``)."""
+            info = e[E_INFO]
+            if info.is_gen:
+                return  # (bare calls, whose values are asked for, are plain)
+            if info.nargs:
+                loc = frame.f_locals
+                e[E_ARGS], e[E_FP] = args_of([loc[k] if k in loc else _UNBOUND for k in info.argnames])
+            if ce is not None:
+                e[E_LINE] = ce[E_INFO].lines[ce[E_FRAME].f_lasti]
+            wanted_live.add(e[E_IDX])
+            if e[E_STATE] == FAST:
+                e[E_STATE] = SLOW
 
         def made(frame, info, offset, key):
             """MONITOR: user code `frame` calls generator or coroutine function `info` at
@@ -736,7 +827,7 @@ class Recorder:
                 p = info.pending = []
             p.append((idx, n, ce[E_IDX], line, key))
             if idx & _FLUSH_MASK == _FLUSH_MASK:
-                rec.flush()
+                flush_at(idx)
 
         def start_made(frame, info):
             """The first start of a generator: the number its creation took, if ``made`` saw it."""
@@ -778,6 +869,10 @@ class Recorder:
                 rec.test_enter(e)
             if info.plain and e[E_STEP] is None:
                 e[E_STATE] = FAST  # slow only for the eager check: its exit takes the fast path
+            elif e[E_STEP] is not None and bare_on[0]:
+                # the calls this stepped frame makes, and theirs to bare_depth, keep their values
+                anchors.append((e, bare_lim[0]))
+                bare_lim[0] = len(stack) - 1 + bare_depth
 
         def attach(frame, e):
             """TRACE: return the local tracer. PROFILE: install it on the frame. MONITOR: nothing."""
@@ -805,6 +900,8 @@ class Recorder:
                             info = e[E_INFO]
                             if (t is int and nbig < arg < big) or t in raw:
                                 r = arg
+                            elif e[E_FP] is BARE_FP:
+                                r = BARE
                             elif importing[0]:
                                 r = UNRENDERED
                             else:
@@ -863,6 +960,10 @@ class Recorder:
                     r = "class " + info.code.co_name  # not the __class__ cell (CodeInfo.is_class)
                 elif (t is int and nbig < value < big) or t in raw:
                     r = value
+                elif want and idx in wanted_live:
+                    r = full_render(value)
+                elif e[E_FP] is BARE_FP:
+                    r = BARE
                 else:
                     r = UNRENDERED if importing[0] else info.render(value)
                 if e[E_STATE] == WRITTEN:
@@ -899,6 +1000,10 @@ class Recorder:
                 live_gens.pop(e[E_FRAME], None)
             if info.is_import:
                 importing[0] -= 1
+            if anchors and anchors[-1][0] is e:
+                bare_lim[0] = anchors.pop()[1]
+            if want:
+                wanted_live.discard(idx)
             if st is not None:
                 if kind == "return":
                     st.returned = r if info.is_class else value if (type(value) is int and nbig < value < big) \
@@ -923,6 +1028,8 @@ class Recorder:
                             info = e[E_INFO]
                             if (t is int and nbig < arg < big) or t in raw:
                                 r = arg
+                            elif e[E_FP] is BARE_FP:
+                                r = BARE
                             elif importing[0]:
                                 r = UNRENDERED
                             else:
@@ -945,7 +1052,12 @@ class Recorder:
         scope = self.scope
         if scope is None:
             # (eager FLTs step frames call_light does not look at; a light run has none)
-            call = call_light if mode is TRACE and light_run and not eager_live[0] else call_rec
+            if mode is TRACE and light_run and not eager_live[0]:
+                call = call_light
+            elif mode is TRACE and rec.cfg.bare_after:
+                call = call_bare
+            else:
+                call = call_rec
             enter_slow = enter_slow_rec
             leave = leave_rec
         else:
@@ -1143,6 +1255,13 @@ class Recorder:
                 calls_append(("call", e[E_IDX], e[E_INFO].cid, e[E_CALLER], ts.tid, e[E_LINE], e[E_ARGS],
                               e[E_FP]))
 
+    def flush_at(self, idx):
+        """Invocation `idx` completes a batch (idx & _FLUSH_MASK == _FLUSH_MASK): write it; and
+        past the first `bare_after` calls (config), bare calls start."""
+        self.flush()
+        if idx >= self.cfg.bare_after > 0:
+            self.bare_on[0] = True
+
     def flush(self, wait=False):
         """Write the queued records; once max_bytes is reached, stop recording calls. `wait`:
         when another thread is writing, wait for it and write (else leave them for the next)."""
@@ -1189,7 +1308,7 @@ class Recorder:
             fp = _fp_text(e)  # only expected invocations need the fingerprint's text
             if chain is None:
                 chain = ["%s#%d" % (x[E_INFO].func, x[E_N]) for x in ts.stack[:-1]]
-            if chain != exp.chain or fp != exp.args_fp:
+            if chain != exp.chain or (fp != exp.args_fp and exp.args_fp != BARE_FP):
                 diverged = True
                 if self.divergence is None:
                     self.divergence = {"fid": "%s#%d" % (info.func, n),

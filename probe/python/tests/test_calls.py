@@ -274,3 +274,58 @@ class LightHook(unittest.TestCase):
                 for inv in light.order:
                     # a light run's T is only compared with the recording: no values, no call lines
                     self.assertEqual((inv.args, inv.call_line), ([], 0), inv.fid)
+
+
+class BareCalls(unittest.TestCase):
+    """A first run's bare calls (config bare_after): past the first calls, a plain call deeper than
+    bare_depth whose caller is not stepped is recorded without values, fingerprint or caller line,
+    and the rest as before; a light run's values_of records the values of the invocations it names.
+    The fixture makes 6,002 calls: main → deep(3) → deep(2) → deep(1) → deep(0) → mid → leaf ×5."""
+
+    def test_bare_calls(self):
+        from .harness import record, script
+        full = record(script("bare_prog.py"))
+        bare = record(script("bare_prog.py"), bare_after=3000, bare_depth=3,
+                      trace=[{"func": "bare_prog:mid", "index": 500}])
+        self.assertEqual(bare.returncode, 0, bare.stderr)
+        self.assertEqual(bare.stdout, full.stdout)
+        self.assertEqual(bare.stdout, "600 {'n': 5, 'total': 10}\n")
+        self.assertEqual(bare.fids(), full.fids())
+        self.assertEqual([i.caller for i in bare.order], [i.caller for i in full.order])
+        # bare calls start after the batch that ends past 3,000 calls (idx 4095); mid is watched
+        # (a trace selector names it), so its calls keep their values, and mid#500 is stepped
+        nbare = 0
+        for f, b in zip(full.order, bare.order):
+            depth = 0
+            c = b.caller
+            while c >= 0:
+                depth += 1
+                c = bare.order[c].caller
+            stepped_caller = b.caller >= 0 and bare.order[b.caller].fid == "bare_prog:mid#500"
+            if b.idx > 4095 and depth > 3 and not stepped_caller and b.func != "bare_prog:mid":
+                nbare += 1
+                self.assertEqual((b.fp, b.call_line), ("~bare", 0), b.fid)
+                self.assertEqual([v for _, v in b.args], ["\x01"] * len(b.args), b.fid)
+                self.assertEqual(b.outcome, ("ret", "\x01"), b.fid)
+            else:
+                self.assertEqual((b.args, b.fp, b.call_line, b.outcome), (f.args, f.fp, f.call_line, f.outcome), b.fid)
+        # leaf#2046-2050 in iteration 410; then deep(1), deep(0) and five leaves in each of the
+        # last 190 iterations, except mid#500's leaves
+        self.assertEqual(nbare, 5 + 190 * 7 - 5)
+        self.assertEqual(bare.get("bare_prog:deep#1643").fp, "~bare")
+        self.assertEqual(bare.get("bare_prog:deep#1642").fp, "=2, 5")
+        self.assertEqual(bare.get("bare_prog:leaf#2500").args, [("x", "4")])
+
+    def test_values_of(self):
+        from .harness import record, script
+        full = record(script("bare_prog.py"))
+        light = record(script("bare_prog.py"), light=True,
+                       values_of=[{"func": "bare_prog:mid", "index": 600}, {"func": "bare_prog:leaf", "index": 3}])
+        self.assertEqual(light.returncode, 0, light.stderr)
+        for inv in light.order:
+            if inv.fid in ("bare_prog:mid#600", "bare_prog:leaf#3"):
+                f = full.get(inv.fid)
+                self.assertEqual((inv.args, inv.fp, inv.call_line, inv.outcome), (f.args, f.fp, f.call_line, f.outcome))
+                self.assertNotEqual(inv.call_line, 0)
+            else:
+                self.assertEqual((inv.args, inv.call_line), ([], 0), inv.fid)

@@ -1,0 +1,160 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// bigProg makes 30,002 calls: main → deep(3) → deep(2) → deep(1) → deep(0) → mid → leaf ×5,
+// 3,000 times. Past its first 20,000 calls its first run records the calls deeper than three
+// frames bare (no values): deep(1), deep(0), mid and leaf.
+const bigProg = `def leaf(x):
+    return [x, x * 2]
+
+
+def mid(n):
+    total = 0
+    for i in range(n):
+        total += len(leaf(i))
+    return {"n": n, "total": total}
+
+
+def deep(d, n):
+    if d == 0:
+        return mid(n)
+    return deep(d - 1, n)
+
+
+def main():
+    out = []
+    for k in range(3000):
+        out.append(deep(3, 5))
+    print(len(out), out[-1])
+
+
+main()
+`
+
+// TestBareCallsShowValues: a big program's first run records its deep calls bare, and every answer
+// that shows one records its values first: a call tree's frames and a frame list's with one light
+// re-run each (kept on disk as values.json, so a restarted daemon shows them without a run), an
+// FLT's frame and callees with the re-run that records the FLT. The first call tree, three levels
+// deep, needs no such run.
+func TestBareCallsShowValues(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), []byte(bigProg), 0o644))
+	r := newCLI(t, dir)
+	cmd := "/usr/bin/python3 big.py"
+	runs := func() []string {
+		t.Helper()
+		got, err := filepath.Glob(filepath.Join(r.state, "sessions", "*", "runs", "*", "*.json"))
+		require.NoError(t, err)
+		var names []string
+		for _, p := range got {
+			if n := filepath.Base(p); n == "values.json" || n == "flts.json" {
+				names = append(names, filepath.Base(filepath.Dir(p))+"/"+n)
+			}
+		}
+		sort.Strings(names)
+		return names
+	}
+
+	res := r.run("call-tree", cmd, "--depth", "2", "--width", "2")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, `Call tree of big:<module>#1 (depth 2, width 2):
+big:<module>#1() → None
+  big:main#1() → None
+    big:deep#1(d=3, n=5) → {'n': 5, 'total': 10}
+      … 1 call to deep below the depth limit, 9 with their callees
+    big:deep#5(d=3, n=5) → {'n': 5, 'total': 10}
+      … 1 call to deep below the depth limit, 9 with their callees
+    … 2998 more calls to deep, 29980 with their callees
+`, res.stdout)
+	assert.Empty(t, runs(), "the frames shown have their values: no run records them")
+
+	deepTree := `Call tree of big:deep#10001 (depth 3, width 10):
+big:deep#10001(d=3, n=5) → <dict, not rendered>
+  big:deep#10002(d=2, n=5) → <dict, not rendered>
+    big:deep#10003(d=1, n=5) → {'n': 5, 'total': 10}
+      big:deep#10004(d=0, n=5) → {'n': 5, 'total': 10}
+        … 1 call to mid below the depth limit, 6 with their callees
+`
+	res = r.run("call-tree", cmd, "big.py:deep#10001")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, deepTree, res.stdout, "deep#10003 and #10004 were recorded bare; deep's summaries past its first calls stay")
+	assert.Equal(t, []string{"0001/values.json"}, runs())
+
+	res = r.run("flt", cmd, "big.py:mid#2600")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, `Frame: big:mid#2600   (caller big:deep#10400, line 14)
+Args: n = 5
+
+   6 | total = 0
+     |   + total = 0
+   7 | for i in range(n):   [iteration 1]
+     |   + i = 0
+   8 | total += len(leaf(i))
+     |   ~ total = 2 (was 0)
+     |   → big:leaf#12996 → [0, 0]
+   7 | for i in range(n):   [iteration 2]
+     |   ~ i = 1 (was 0)
+   8 | total += len(leaf(i))
+     |   ~ total = 4 (was 2)
+     |   → big:leaf#12997 → [1, 2]
+     ┆ … iterations 3–4 of line 7 folded (2 iterations, same path; changing: i, total; calls: leaf ×2)
+   7 | for i in range(n):   [iteration 5]
+     |   ~ i = 4 (was 3)
+   8 | total += len(leaf(i))
+     |   ~ total = 10 (was 8)
+     |   → big:leaf#13000 → [4, 8]
+   7 | for i in range(n):   [iteration 6]
+   9 | return {"n": n, "total": total}
+
+Return: {'n': 5, 'total': 10}
+`, res.stdout, "the FLT's re-run records the values of the frame and its callees, held bare")
+	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json"}, runs())
+
+	res = r.run("list-frames", cmd, "big.py:leaf", "--caller", "mid#2900")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, `Frames (5 of 15000 with a caller matching "mid#2900"):
+  #14496  big:leaf#14496  args: x = 0  → [0, 0]   target: DIR/big.py:leaf#14496  <- big:mid#2900 line 8
+  #14497  big:leaf#14497  args: x = 1  → [1, 2]   target: DIR/big.py:leaf#14497  <- big:mid#2900 line 8
+  #14498  big:leaf#14498  args: x = 2  → [2, 4]   target: DIR/big.py:leaf#14498  <- big:mid#2900 line 8
+  #14499  big:leaf#14499  args: x = 3  → [3, 6]   target: DIR/big.py:leaf#14499  <- big:mid#2900 line 8
+  #14500  big:leaf#14500  args: x = 4  → [4, 8]   target: DIR/big.py:leaf#14500  <- big:mid#2900 line 8
+`, strings.ReplaceAll(res.stdout, dir, "DIR"))
+	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json"}, runs())
+
+	// a restarted daemon reads the values kept on disk: the same answers, no run
+	r.stop()
+	res = r.run("call-tree", cmd, "big.py:deep#10001")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, deepTree, res.stdout)
+	res = r.run("list-frames", cmd, "big.py:leaf", "--caller", "mid#2600", "--json")
+	require.Equal(t, 0, res.code, res.stderr)
+	var ans struct {
+		Result struct {
+			Frames []struct {
+				FID      string          `json:"fid"`
+				CallLine int             `json:"call_line"`
+				Args     json.RawMessage `json:"args"`
+				Return   string          `json:"return"`
+			} `json:"frames"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &ans), res.stdout)
+	require.Len(t, ans.Result.Frames, 5)
+	last := ans.Result.Frames[4]
+	assert.Equal(t, "big:leaf#13000", last.FID)
+	assert.Equal(t, 8, last.CallLine)
+	assert.JSONEq(t, `[{"name": "x", "value": "4"}]`, string(last.Args))
+	assert.Equal(t, "[4, 8]", last.Return, "mid#2600's callees, recorded with its FLT")
+	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json"}, runs())
+}
