@@ -149,6 +149,11 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t.Frames[j].Bare() { // its FLT's re-run records its caller's line, which the answer names
+			if _, err := s.FLT(ctx, j); err != nil {
+				return nil, err
+			}
+		}
 		nav, err := s.state.StepInto(t.Frames[j].FID())
 		if err != nil {
 			return nil, err

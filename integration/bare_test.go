@@ -132,6 +132,11 @@ Return: {'n': 5, 'total': 10}
 `, strings.ReplaceAll(res.stdout, dir, "DIR"))
 	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json"}, runs())
 
+	res = r.run("step-into", cmd, "big.py:leaf#14001")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, `^step-into → big:leaf#14001  \(called by big:mid#2801 at line 8\)\n`, res.stdout, "the frame was bare: its FLT's re-run recorded its caller's line")
+	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json", "0004/flts.json", "0004/values.json"}, runs())
+
 	// a restarted daemon reads the values kept on disk: the same answers, no run
 	r.stop()
 	res = r.run("call-tree", cmd, "big.py:deep#10001")
@@ -156,5 +161,5 @@ Return: {'n': 5, 'total': 10}
 	assert.Equal(t, 8, last.CallLine)
 	assert.JSONEq(t, `[{"name": "x", "value": "4"}]`, string(last.Args))
 	assert.Equal(t, "[4, 8]", last.Return, "mid#2600's callees, recorded with its FLT")
-	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json"}, runs())
+	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json", "0004/flts.json", "0004/values.json"}, runs())
 }
