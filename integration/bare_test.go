@@ -12,46 +12,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// bigProg makes 30,002 calls: main → deep(3) → deep(2) → deep(1) → deep(0) → mid → leaf ×5,
-// 3,000 times. Past its first 20,000 calls its first run records the calls deeper than three
-// frames bare (no values): deep(1), deep(0), mid and leaf.
-const bigProg = `def leaf(x):
-    return [x, x * 2]
-
-
-def mid(n):
-    total = 0
-    for i in range(n):
-        total += len(leaf(i))
-    return {"n": n, "total": total}
-
-
-def deep(d, n):
-    if d == 0:
-        return mid(n)
-    return deep(d - 1, n)
-
-
-def main():
-    out = []
-    for k in range(3000):
-        out.append(deep(3, 5))
-    print(len(out), out[-1])
-
-
-main()
-`
-
 // TestBareCallsShowValues: a big program's first run records its deep calls bare, and every answer
 // that shows one records its values first: a call tree's frames and a frame list's with one light
 // re-run each (kept on disk as values.json, so a restarted daemon shows them without a run), an
 // FLT's frame and callees with the re-run that records the FLT. The first call tree, three levels
 // deep, needs no such run.
 func TestBareCallsShowValues(t *testing.T) {
+	// the probe's fixture makes 30,002 calls with 3000: main → deep(3) → deep(2) → deep(1) →
+	// deep(0) → mid → leaf ×5, 3,000 times; past its first 20,000 calls its first run records
+	// the calls deeper than three frames bare: deep(1), deep(0), mid and leaf
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), []byte(bigProg), 0o644))
+	prog, err := os.ReadFile(filepath.Join("..", "probe", "python", "tests", "fixtures", "bare_prog.py"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), prog, 0o644))
 	r := newCLI(t, dir)
-	cmd := "/usr/bin/python3 big.py"
+	cmd := "/usr/bin/python3 big.py 3000"
 	runs := func() []string {
 		t.Helper()
 		got, err := filepath.Glob(filepath.Join(r.state, "sessions", "*", "runs", "*", "*.json"))
@@ -70,7 +45,7 @@ func TestBareCallsShowValues(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, `Call tree of big:<module>#1 (depth 2, width 2):
 big:<module>#1() → None
-  big:main#1() → None
+  big:main#1(times=3000) → None
     big:deep#1(d=3, n=5) → {'n': 5, 'total': 10}
       … 1 call to deep below the depth limit, 9 with their callees
     big:deep#5(d=3, n=5) → {'n': 5, 'total': 10}
@@ -93,29 +68,29 @@ big:deep#10001(d=3, n=5) → <dict, not rendered>
 
 	res = r.run("flt", cmd, "big.py:mid#2600")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, `Frame: big:mid#2600   (caller big:deep#10400, line 14)
+	assert.Equal(t, `Frame: big:mid#2600   (caller big:deep#10400, line 17)
 Args: n = 5
 
-   6 | total = 0
+   9 | total = 0
      |   + total = 0
-   7 | for i in range(n):   [iteration 1]
+  10 | for i in range(n):   [iteration 1]
      |   + i = 0
-   8 | total += len(leaf(i))
+  11 | total += len(leaf(i))
      |   ~ total = 2 (was 0)
      |   → big:leaf#12996 → [0, 0]
-   7 | for i in range(n):   [iteration 2]
+  10 | for i in range(n):   [iteration 2]
      |   ~ i = 1 (was 0)
-   8 | total += len(leaf(i))
+  11 | total += len(leaf(i))
      |   ~ total = 4 (was 2)
      |   → big:leaf#12997 → [1, 2]
-     ┆ … iterations 3–4 of line 7 folded (2 iterations, same path; changing: i, total; calls: leaf ×2)
-   7 | for i in range(n):   [iteration 5]
+     ┆ … iterations 3–4 of line 10 folded (2 iterations, same path; changing: i, total; calls: leaf ×2)
+  10 | for i in range(n):   [iteration 5]
      |   ~ i = 4 (was 3)
-   8 | total += len(leaf(i))
+  11 | total += len(leaf(i))
      |   ~ total = 10 (was 8)
      |   → big:leaf#13000 → [4, 8]
-   7 | for i in range(n):   [iteration 6]
-   9 | return {"n": n, "total": total}
+  10 | for i in range(n):   [iteration 6]
+  12 | return {"n": n, "total": total}
 
 Return: {'n': 5, 'total': 10}
 `, res.stdout, "the FLT's re-run records the values of the frame and its callees, held bare")
@@ -124,17 +99,17 @@ Return: {'n': 5, 'total': 10}
 	res = r.run("list-frames", cmd, "big.py:leaf", "--caller", "mid#2900")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, `Frames (5 of 15000 with a caller matching "mid#2900"):
-  #14496  big:leaf#14496  args: x = 0  → [0, 0]   target: DIR/big.py:leaf#14496  <- big:mid#2900 line 8
-  #14497  big:leaf#14497  args: x = 1  → [1, 2]   target: DIR/big.py:leaf#14497  <- big:mid#2900 line 8
-  #14498  big:leaf#14498  args: x = 2  → [2, 4]   target: DIR/big.py:leaf#14498  <- big:mid#2900 line 8
-  #14499  big:leaf#14499  args: x = 3  → [3, 6]   target: DIR/big.py:leaf#14499  <- big:mid#2900 line 8
-  #14500  big:leaf#14500  args: x = 4  → [4, 8]   target: DIR/big.py:leaf#14500  <- big:mid#2900 line 8
+  #14496  big:leaf#14496  args: x = 0  → [0, 0]   target: DIR/big.py:leaf#14496  line-target: DIR/big.py:4#14496  <- big:mid#2900 line 11
+  #14497  big:leaf#14497  args: x = 1  → [1, 2]   target: DIR/big.py:leaf#14497  line-target: DIR/big.py:4#14497  <- big:mid#2900 line 11
+  #14498  big:leaf#14498  args: x = 2  → [2, 4]   target: DIR/big.py:leaf#14498  line-target: DIR/big.py:4#14498  <- big:mid#2900 line 11
+  #14499  big:leaf#14499  args: x = 3  → [3, 6]   target: DIR/big.py:leaf#14499  line-target: DIR/big.py:4#14499  <- big:mid#2900 line 11
+  #14500  big:leaf#14500  args: x = 4  → [4, 8]   target: DIR/big.py:leaf#14500  line-target: DIR/big.py:4#14500  <- big:mid#2900 line 11
 `, strings.ReplaceAll(res.stdout, dir, "DIR"))
 	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json"}, runs())
 
 	res = r.run("step-into", cmd, "big.py:leaf#14001")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Regexp(t, `^step-into → big:leaf#14001  \(called by big:mid#2801 at line 8\)\n`, res.stdout, "the frame was bare: its FLT's re-run recorded its caller's line")
+	assert.Regexp(t, `^step-into → big:leaf#14001  \(called by big:mid#2801 at line 11\)\n`, res.stdout, "the frame was bare: its FLT's re-run recorded its caller's line")
 	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json", "0004/flts.json", "0004/values.json"}, runs())
 
 	// a restarted daemon reads the values kept on disk: the same answers, no run
@@ -158,7 +133,7 @@ Return: {'n': 5, 'total': 10}
 	require.Len(t, ans.Result.Frames, 5)
 	last := ans.Result.Frames[4]
 	assert.Equal(t, "big:leaf#13000", last.FID)
-	assert.Equal(t, 8, last.CallLine)
+	assert.Equal(t, 11, last.CallLine)
 	assert.JSONEq(t, `[{"name": "x", "value": "4"}]`, string(last.Args))
 	assert.Equal(t, "[4, 8]", last.Return, "mid#2600's callees, recorded with its FLT")
 	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json", "0004/flts.json", "0004/values.json"}, runs())
