@@ -869,8 +869,9 @@ class Recorder:
                 rec.test_enter(e)
             if info.plain and e[E_STEP] is None:
                 e[E_STATE] = FAST  # slow only for the eager check: its exit takes the fast path
-            elif e[E_STEP] is not None and bare_on[0]:
+            elif e[E_STEP] is not None:
                 # the calls this stepped frame makes, and theirs to bare_depth, keep their values
+                # (config bare_after; a test started before bare calls start counts too)
                 anchors.append((e, bare_lim[0]))
                 bare_lim[0] = len(stack) - 1 + bare_depth
 
