@@ -1,12 +1,14 @@
 package bridge
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/probe"
 )
 
 func loopTrace() (*adi.Trace, *adi.FLT) {
@@ -72,4 +74,49 @@ func TestPlainPython(t *testing.T) {
 	assert.True(t, plainPython("python3"))
 	assert.False(t, plainPython("python3.12"))
 	assert.False(t, plainPython("/venv/bin/python"))
+}
+
+// TestTakeValues: a re-run's values fill the frames the recording holds bare that it rendered (the
+// same fid and callers, a caller line), and nothing else; a bare frame's missing fingerprint is no
+// difference for the replay check; readers in ReadTrace see whole frames meanwhile.
+func TestTakeValues(t *testing.T) {
+	mk := func(bare bool) *adi.Trace {
+		code := &adi.Code{Func: "t:f"}
+		tr := &adi.Trace{}
+		for i := 0; i < 3; i++ {
+			a := &adi.Arguments{Args: []adi.Arg{{Name: "x", Value: fmt.Sprint(i)}}, ArgsFP: fmt.Sprintf("=%d", i)}
+			f := adi.Frame{N: int32(i + 1), Code: code, Caller: int32(i - 1), Arguments: a, Outcome: adi.Returning(fmt.Sprintf("[%d]", i)),
+				CallLine: int32(10 * i), Status: adi.Returned}
+			if bare && i > 0 {
+				f.Arguments = &adi.Arguments{Args: []adi.Arg{{Name: "x", Value: adi.NotRecorded}}, ArgsFP: adi.BareFP}
+				f.Outcome, f.CallLine = adi.Returning(adi.NotRecorded), 0
+			}
+			tr.Frames = append(tr.Frames, f)
+		}
+		tr.Index()
+		return tr
+	}
+	s := &Session{trace: mk(true)}
+	rt := mk(false)
+	rt.Frames[2].CallLine = 0 // not rendered by the re-run: not taken
+	assert.Equal(t, 3, s.replayedUpTo(rt, true))
+	assert.Equal(t, "", s.sameFrame(rt, 1, 1))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 100; i++ {
+			s.ReadTrace(func(t *adi.Trace) { _ = t.FrameJSON(1) })
+		}
+	}()
+	got := s.takeValues(rt, []int{1, 2})
+	<-done
+	require.Len(t, got, 1)
+	f := s.trace.Frames[1]
+	assert.Equal(t, []adi.Arg{{Name: "x", Value: "1"}}, f.Args)
+	assert.Equal(t, adi.FilledFP, f.ArgsFP)
+	assert.Equal(t, "[1]", f.Return)
+	assert.Equal(t, int32(10), f.CallLine)
+	assert.True(t, s.trace.Frames[2].Bare())
+	assert.Equal(t, []int{2}, s.bareOf([]int{0, 1, 2, 2}))
+	assert.Equal(t, probe.Expect{Func: "t:f", Index: 2, Chain: []string{"t:f#1"}, ArgsFP: adi.BareFP}, s.expect(1), "a filled frame has no fingerprint either")
 }

@@ -44,7 +44,8 @@ type Session struct {
 
 	mu sync.Mutex
 	// snap guards the base and trace pointers for Base and Trace, which readers call outside
-	// commands; a session whose run is live (external.go) replaces them while it runs.
+	// commands; a session whose run is live (external.go) replaces them while it runs; and the
+	// values a command gives T's bare frames (values.go), for ReadTrace.
 	snap    sync.RWMutex
 	base    *Run
 	trace   *adi.Trace
@@ -126,11 +127,21 @@ func (s *Session) Runs() int {
 	return s.rn.next
 }
 
-// Trace returns T (read-only).
+// Trace returns T (read-only). A command may give frames recorded bare their values meanwhile
+// (values.go): a reader outside commands that reads frames' arguments, outcomes or caller lines
+// reads them in ReadTrace.
 func (s *Session) Trace() *adi.Trace {
 	s.snap.RLock()
 	defer s.snap.RUnlock()
 	return s.trace
+}
+
+// ReadTrace calls fn with T, under the lock with which a command gives frames recorded bare their
+// values (values.go), so that fn sees every frame whole.
+func (s *Session) ReadTrace(fn func(t *adi.Trace)) {
+	s.snap.RLock()
+	defer s.snap.RUnlock()
+	fn(s.trace)
 }
 
 // Base returns the session's first run: the recording, exit code and output of the target.

@@ -121,8 +121,11 @@ func (s *Session) takeValues(rt *adi.Trace, want []int) map[int]frameValues {
 	return got
 }
 
-// fill gives frame j of T (held bare) the values a re-run recorded for it.
+// fill gives frame j of T (held bare) the values a re-run recorded for it, under the lock of
+// ReadTrace (the viewer reads T outside commands).
 func (s *Session) fill(j int, v frameValues) {
+	s.snap.Lock()
+	defer s.snap.Unlock()
 	f := &s.trace.Frames[j]
 	if !f.Bare() {
 		return

@@ -12,8 +12,9 @@ import (
 	"github.com/adi-bridge/adi/adi"
 )
 
-// The trace.* methods read T for the browser viewer. T does not change after recording, so they
-// read it without waiting for a running command.
+// The trace.* methods read T for the browser viewer, without waiting for a running command: T's
+// frames do not change after recording, except that a command may give frames recorded bare
+// their values (bridge/values.go), so they read frames in Session.ReadTrace.
 func init() {
 	register(
 		&method{name: "trace.frames", usage: "{session, offset?, limit?, query?}",
@@ -46,19 +47,20 @@ func traceFrames(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := s.Trace()
 	frames := []adi.FrameJSON{}
 	total := 0
-	for i := range t.Frames {
-		f := &t.Frames[i]
-		if query != "" && !frameMatches(f, query) {
-			continue
+	s.ReadTrace(func(t *adi.Trace) {
+		for i := range t.Frames {
+			f := &t.Frames[i]
+			if query != "" && !frameMatches(f, query) {
+				continue
+			}
+			if total >= offset && len(frames) < limit {
+				frames = append(frames, t.FrameJSON(i))
+			}
+			total++
 		}
-		if total >= offset && len(frames) < limit {
-			frames = append(frames, t.FrameJSON(i))
-		}
-		total++
-	}
+	})
 	return map[string]any{"total": total, "frames": frames}, nil
 }
 
@@ -106,9 +108,11 @@ func traceChildren(c *call) (any, error) {
 	}
 	callees := t.Callees(index)
 	kids := make([]adi.FrameJSON, 0, len(callees))
-	for _, k := range callees {
-		kids = append(kids, t.FrameJSON(int(k)))
-	}
+	s.ReadTrace(func(t *adi.Trace) {
+		for _, k := range callees {
+			kids = append(kids, t.FrameJSON(int(k)))
+		}
+	})
 	return map[string]any{"frames": kids}, nil
 }
 
