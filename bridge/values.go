@@ -82,6 +82,22 @@ func (s *Session) fillValues(ctx context.Context, frames []int) (int, error) {
 	return len(got), nil
 }
 
+// FillValues records the values of the frames among frames that the recording holds bare, for a
+// reader that shows frames outside commands (the viewer's call tree): it is a command (it waits
+// for the one running, and runs the program once when any frame is bare).
+func (s *Session) FillValues(ctx context.Context, frames []int) error {
+	if len(s.bareOf(frames)) == 0 {
+		return nil
+	}
+	ctx, end, err := s.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	_, err = s.fillValues(ctx, frames)
+	return err
+}
+
 // selectors names frames of T by fid, for probe config "values_of".
 func (s *Session) selectors(frames []int) []probe.Selector {
 	var out []probe.Selector

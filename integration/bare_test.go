@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/server"
 )
 
 // TestBareCallsShowValues: a big program's first run records its deep calls bare, and every answer
@@ -137,4 +142,32 @@ Return: {'n': 5, 'total': 10}
 	assert.JSONEq(t, `[{"name": "x", "value": "4"}]`, string(last.Args))
 	assert.Equal(t, "[4, 8]", last.Return, "mid#2600's callees, recorded with its FLT")
 	assert.Equal(t, []string{"0001/values.json", "0002/flts.json", "0002/values.json", "0003/values.json", "0004/flts.json", "0004/values.json"}, runs())
+}
+
+// TestBareChildrenInViewer: the viewer's tree opens a node with trace.children, outside commands;
+// the callees the first run recorded bare get their values first (one run), not <not recorded>.
+func TestBareChildrenInViewer(t *testing.T) {
+	ts := startServer(t)
+	c := ts.dial(t)
+	dir := t.TempDir()
+	prog, err := os.ReadFile(filepath.Join("..", "probe", "python", "tests", "fixtures", "bare_prog.py"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), prog, 0o644))
+	var res server.CreateResult
+	require.NoError(t, c.Call(context.Background(), "session.create",
+		map[string]any{"command": "/usr/bin/python3 big.py 3000", "dir": dir, "id": "big"}, &res))
+	assert.Equal(t, 30002, res.Session.Frames)
+
+	var frames struct {
+		Frames []adi.FrameJSON `json:"frames"`
+	}
+	require.NoError(t, c.Call(context.Background(), "trace.children", map[string]any{"session": "big", "frame": "big:mid#2600"}, &frames))
+	require.Len(t, frames.Frames, 5)
+	for i, f := range frames.Frames {
+		assert.Equal(t, fmt.Sprintf("big:leaf#%d", 12996+i), f.FID.String())
+		assert.Equal(t, []adi.Arg{{Name: "x", Value: fmt.Sprint(i)}}, f.Args)
+		assert.Equal(t, fmt.Sprintf("[%d, %d]", i, 2*i), f.Return)
+		assert.Equal(t, 11, f.CallLine)
+		assert.Equal(t, adi.FilledFP, f.ArgsFP)
+	}
 }

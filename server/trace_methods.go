@@ -14,7 +14,8 @@ import (
 
 // The trace.* methods read T for the browser viewer, without waiting for a running command: T's
 // frames do not change after recording, except that a command may give frames recorded bare
-// their values (bridge/values.go), so they read frames in Session.ReadTrace.
+// their values (bridge/values.go), so they read frames in Session.ReadTrace. trace.children
+// records the values of callees recorded bare first, which waits for a running command.
 func init() {
 	register(
 		&method{name: "trace.frames", usage: "{session, offset?, limit?, query?}",
@@ -108,6 +109,13 @@ func traceChildren(c *call) (any, error) {
 	}
 	callees := t.Callees(index)
 	kids := make([]adi.FrameJSON, 0, len(callees))
+	frames := make([]int, len(callees))
+	for i, k := range callees {
+		frames[i] = int(k)
+	}
+	if err := s.FillValues(c.ctx, frames); err != nil { // callees recorded bare get their values first
+		return nil, err
+	}
 	s.ReadTrace(func(t *adi.Trace) {
 		for _, k := range callees {
 			kids = append(kids, t.FrameJSON(int(k)))

@@ -311,7 +311,7 @@ class ThreadState:
         self.stack = []
         self.hooks = None
         # [n]: a call when the stack holds more than n entries may be bare (config bare_after):
-        # bare_depth below the innermost stepped frame (a test's, an FLT's), or below the root;
+        # bare_depth below the innermost stepped test or watched frame, or below the root;
         # `anchors` holds the stepped entries with the limit each replaced
         self.bare_lim = [0]
         self.anchors = []
@@ -869,9 +869,11 @@ class Recorder:
                 rec.test_enter(e)
             if info.plain and e[E_STEP] is None:
                 e[E_STATE] = FAST  # slow only for the eager check: its exit takes the fast path
-            elif e[E_STEP] is not None:
-                # the calls this stepped frame makes, and theirs to bare_depth, keep their values
-                # (config bare_after; a test started before bare calls start counts too)
+            elif e[E_STEP] is not None and (info.is_test or info.watch is not None):
+                # the calls a test or an FLT asked for makes, and theirs to bare_depth, keep their
+                # values (config bare_after; one started before bare calls did counts too; an
+                # eager FLT does not: it may be abandoned, and a script's main() would move the
+                # depth for the whole run)
                 anchors.append((e, bare_lim[0]))
                 bare_lim[0] = len(stack) - 1 + bare_depth
 
