@@ -767,20 +767,14 @@ class Recorder:
                 rec.unrecorded(idx)
                 return None
             a, fp = info.bare
-            push([frame, idx, info, None, None, n, -1, ce[E_IDX], 0, a, fp, FAST])
+            e = [frame, idx, info, None, None, n, -1, ce[E_IDX], 0, a, fp, FAST]
+            push(e)
             if idx & _FLUSH_MASK == _FLUSH_MASK:
                 flush_at(idx)
-            m = current[0]
-            if m is TRACE:
+            if current[0] is TRACE:  # (attach's common case, inline: call_bare's path)
                 frame.f_trace_lines = False
                 return local
-            if m is PROFILE:
-                if frame.f_trace is None:
-                    frame.f_trace = local
-                    frame.f_trace_lines = False
-                else:
-                    rec.attach_local(frame, stack[-1], local)
-            return None
+            return attach(frame, e)
 
         def wanted(frame, e, ce):
             """A light run records the values of invocation `e` (config values_of): its

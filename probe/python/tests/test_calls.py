@@ -283,9 +283,14 @@ class BareCalls(unittest.TestCase):
     The fixture makes 6,002 calls: main → deep(3) → deep(2) → deep(1) → deep(0) → mid → leaf ×5."""
 
     def test_bare_calls(self):
+        for engine in (None, "profile"):
+            with self.subTest(engine=engine):
+                self.check_bare_calls(engine)
+
+    def check_bare_calls(self, engine):
         from .harness import record, script
-        full = record(script("bare_prog.py"))
-        bare = record(script("bare_prog.py"), bare_after=3000, bare_depth=3,
+        full = record(script("bare_prog.py"), engine=engine)
+        bare = record(script("bare_prog.py"), engine=engine, bare_after=3000, bare_depth=3,
                       trace=[{"func": "bare_prog:mid", "index": 500}])
         self.assertEqual(bare.returncode, 0, bare.stderr)
         self.assertEqual(bare.stdout, full.stdout)
