@@ -19,9 +19,10 @@ import (
 // An answer that would show a bare frame's values records them first: a call tree's frames, with
 // one light re-run that records the values of exactly those invocations (probe config
 // "values_of"); an FLT's frame and its callees, with the re-run that records the FLT. The values
-// are taken for the frames the re-run reached as the same invocations (fid and callers: a bare
-// frame has no fingerprint to compare), kept in T (adi.FilledFP) and on disk with the run
-// (keptValues), so a restarted bridge has them.
+// are taken for the frames the re-run made as the same invocations (a bare frame has no
+// fingerprint to compare: its fid and callers, its outcome, its calls and its caller's; see
+// sameBare), kept in T (adi.FilledFP) and on disk with the run (keptValues), so a restarted
+// bridge has them.
 const (
 	bareAfter = 20000
 	bareDepth = 3
@@ -109,8 +110,10 @@ func (s *Session) selectors(frames []int) []probe.Selector {
 }
 
 // takeValues copies into T the values a re-run whose trace is rt recorded for frames want of T
-// (asked for with values_of): each frame the re-run made as the same invocation (its fid and its
-// callers' fids). It returns what it took, by frame.
+// (asked for with values_of): each frame the re-run made as the same invocation. A bare frame has
+// no fingerprint, so that is its fid and its callers' fids, how it ended (a returned int, bool or
+// None is in the recording), and the fids of the calls it and its caller made (sameBare). It
+// returns what it took, by frame.
 func (s *Session) takeValues(rt *adi.Trace, want []int) map[int]frameValues {
 	got := map[int]frameValues{}
 	for _, j := range want {
@@ -119,7 +122,7 @@ func (s *Session) takeValues(rt *adi.Trace, want []int) map[int]frameValues {
 			continue
 		}
 		r, err := rt.Lookup(f.FID())
-		if err != nil || s.sameFrame(rt, r, j) != "" {
+		if err != nil || s.sameFrame(rt, r, j) != "" || !s.sameBare(rt, r, j) {
 			continue
 		}
 		b := &rt.Frames[r]
@@ -135,6 +138,35 @@ func (s *Session) takeValues(rt *adi.Trace, want []int) map[int]frameValues {
 		got[j] = v
 	}
 	return got
+}
+
+// sameBare reports whether a re-run's frame r (in rt) ended as bare frame j of T did and sits
+// among the same calls: the same status, the same value when T holds the returned value itself
+// (an int, bool or None), callees with the same fids in order, and so its caller's callees (a
+// run whose loop went round once more calls f#N from the same caller with other arguments).
+func (s *Session) sameBare(rt *adi.Trace, r, j int) bool {
+	a, b := &s.trace.Frames[j], &rt.Frames[r]
+	if a.Status != b.Status || (a.Status == adi.Returned && a.Return != adi.NotRecorded && a.Return != b.Return) {
+		return false
+	}
+	if !s.sameCalls(rt, r, j) {
+		return false
+	}
+	return a.Caller < 0 || s.sameCalls(rt, int(b.Caller), int(a.Caller))
+}
+
+// sameCalls reports whether frame r of rt and frame j of T made calls with the same fids, in order.
+func (s *Session) sameCalls(rt *adi.Trace, r, j int) bool {
+	ca, cb := s.trace.Callees(j), rt.Callees(r)
+	if len(ca) != len(cb) {
+		return false
+	}
+	for k := range ca {
+		if s.trace.Frames[ca[k]].FID() != rt.Frames[cb[k]].FID() {
+			return false
+		}
+	}
+	return true
 }
 
 // fill gives frame j of T (held bare) the values a re-run recorded for it, under the lock of

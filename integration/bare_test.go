@@ -171,3 +171,61 @@ func TestBareChildrenInViewer(t *testing.T) {
 		assert.Equal(t, adi.FilledFP, f.ArgsFP)
 	}
 }
+
+// ndProg counts its runs in runs.txt: from its second run on, the last 500 rounds call leaf once
+// more, so a re-run makes mid#2900 with other arguments and other calls.
+const ndProg = `import os
+
+
+def leaf(x):
+    return [x]
+
+
+def mid(n):
+    for i in range(n):
+        leaf(i)
+    return n
+
+
+def deep(d, n):
+    return mid(n) if d == 0 else deep(d - 1, n)
+
+
+count = int(open("runs.txt").read()) if os.path.exists("runs.txt") else 0
+with open("runs.txt", "w") as f:
+    f.write(str(count + 1))
+for k in range(3000):
+    deep(3, 5 + (1 if count and k >= 2500 else 0))
+`
+
+// TestBareValuesNotReplayed: a bare frame has no fingerprint, so the values a re-run recorded are
+// taken only where that re-run made the frame as recorded (its outcome, its calls and its
+// caller's calls); where it did not, the answer keeps <not recorded> and says why, rather than
+// show another invocation's values. Frames before the difference get theirs.
+func TestBareValuesNotReplayed(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nd.py"), []byte(ndProg), 0o644))
+	r := newCLI(t, dir)
+	cmd := "/usr/bin/python3 nd.py"
+	res := r.run("call-tree", cmd, "nd.py:mid#2900")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, `Call tree of nd:mid#2900 (depth 3, width 10):
+nd:mid#2900(n=<not recorded>) → 5
+  nd:leaf#14496(x=<not recorded>) → <not recorded>
+  nd:leaf#14497(x=<not recorded>) → <not recorded>
+  nd:leaf#14498(x=<not recorded>) → <not recorded>
+  nd:leaf#14499(x=<not recorded>) → <not recorded>
+  nd:leaf#14500(x=<not recorded>) → <not recorded>
+Note: 6 frame(s) show <not recorded>: the run that records values did not make them as recorded (it exited with status 0 after 30501 calls)
+`, res.stdout)
+	res = r.run("call-tree", cmd, "nd.py:mid#2000")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, `Call tree of nd:mid#2000 (depth 3, width 10):
+nd:mid#2000(n=5) → 5
+  nd:leaf#9996(x=0) → [0]
+  nd:leaf#9997(x=1) → [1]
+  nd:leaf#9998(x=2) → [2]
+  nd:leaf#9999(x=3) → [3]
+  nd:leaf#10000(x=4) → [4]
+`, res.stdout)
+}
