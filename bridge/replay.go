@@ -68,6 +68,10 @@ func (s *Session) replayOf(run *Run) *replay {
 			rp.refused[j] = why
 			continue
 		}
+		if s.trace.Frames[j].Bare() && !s.sameBare(rt, r, j) { // no fingerprint: its outcome and calls
+			rp.refused[j] = fmt.Sprintf("%s was recorded without its arguments, and in the re-run it or its caller ended otherwise or made other calls", s.trace.Frames[j].FID())
+			continue
+		}
 		if !s.fltComplete(rt, r, j) {
 			continue
 		}

@@ -218,6 +218,10 @@ nd:mid#2900(n=<not recorded>) → 5
   nd:leaf#14500(x=<not recorded>) → <not recorded>
 Note: 6 frame(s) show <not recorded>: the run that records values did not make them as recorded (it exited with status 0 after 30501 calls)
 `, res.stdout)
+	res = r.run("flt", cmd, "nd.py:mid#2900")
+	assert.Equal(t, 1, res.code)
+	assert.Equal(t, "adi: cannot record the FLT of nd:mid#2900: nd:mid#2900 was recorded without its arguments, and in the re-run it or its caller "+
+		"ended otherwise or made other calls; the program does not run the same way twice (it depends on time, input or the environment, or on randomness adi does not seed)\n", res.stderr)
 	res = r.run("call-tree", cmd, "nd.py:mid#2000")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Equal(t, `Call tree of nd:mid#2000 (depth 3, width 10):
