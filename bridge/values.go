@@ -87,7 +87,9 @@ func (s *Session) fillValues(ctx context.Context, frames []int) (int, error) {
 // reader that shows frames outside commands (the viewer's call tree): it is a command (it waits
 // for the one running, and runs the program once when any frame is bare).
 func (s *Session) FillValues(ctx context.Context, frames []int) error {
-	if len(s.bareOf(frames)) == 0 {
+	var bare int
+	s.ReadTrace(func(*adi.Trace) { bare = len(s.bareOf(frames)) }) // (a command may be filling T)
+	if bare == 0 {
 		return nil
 	}
 	ctx, end, err := s.begin(ctx)
