@@ -172,29 +172,20 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 			}
 			return t.CallTree(j, c.Options)
 		}
-		ct, err := tree()
-		if err != nil {
-			return nil, err
-		}
-		// the values of frames recorded bare are recorded now (values.go), and the tree shown again
-		if n, err := s.fillValues(ctx, ct.Frames()); err != nil || n == 0 {
-			return ct, err
-		}
-		return tree()
+		return withValues(ctx, s, tree, (*adi.CallTree).Frames)
 	case adi.ListFramesCmd:
 		fn, err := t.ResolveFunc(c.Func)
 		if err != nil {
 			return nil, err
 		}
-		l := t.ListFrames(fn, c.Filter)
-		var shown []int
-		for _, f := range l.Frames {
-			shown = append(shown, f.Frame)
-		}
-		if n, err := s.fillValues(ctx, shown); err != nil || n == 0 {
-			return l, err
-		}
-		return t.ListFrames(fn, c.Filter), nil
+		list := func() (*adi.FrameList, error) { return t.ListFrames(fn, c.Filter), nil }
+		return withValues(ctx, s, list, func(l *adi.FrameList) []int {
+			shown := make([]int, len(l.Frames))
+			for i, f := range l.Frames {
+				shown[i] = f.Frame
+			}
+			return shown
+		})
 	case adi.DiffCmd:
 		a, err := s.refFLT(ctx, c.A)
 		if err != nil {

@@ -26,19 +26,13 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 		return nil, adi.NotFoundf("%s has no FLT: its watch recorded its call but not its statements (it started past the watch's "+
 			"step limit), and live session %s's program cannot be re-run; watch %s itself to record its next invocations", f.FID(), s.ID, f.FID().Func)
 	}
-	sel := append([]int{j}, s.nextHits(j, batchMax)...)
-	req := RunRequest{Light: true}
-	var values []int
-	for _, k := range sel {
-		if _, ok := s.flts[k]; ok && k != j {
-			continue
+	sel := []int{j}
+	for _, k := range s.nextHits(j, batchMax) {
+		if _, ok := s.flts[k]; !ok {
+			sel = append(sel, k)
 		}
-		fk := s.trace.Frames[k]
-		req.Trace = append(req.Trace, probe.Selector{Func: fk.FID().Func, Index: fk.FID().Index})
-		req.Expect = append(req.Expect, s.expect(k))
-		values = append(values, s.fltValues(k)...)
 	}
-	req.ValuesOf = s.selectors(values)
+	req, values := s.fltRequest(sel)
 	run, err := s.record(ctx, "record FLT of "+f.FID().String(), req)
 	if err != nil {
 		return nil, err
@@ -78,6 +72,23 @@ func (s *Session) nextHits(j, n int) []int {
 	return out
 }
 
+// fltRequest is the light re-run that records the FLTs of frames (indexes in T), each with its
+// replay check, and the values of the frames those FLTs show that the recording holds bare
+// (values.go), which it returns too, for adopt.
+func (s *Session) fltRequest(frames []int) (RunRequest, []int) {
+	req := RunRequest{Light: true}
+	var values []int
+	for _, k := range frames {
+		fid := s.trace.Frames[k].FID()
+		req.Trace = append(req.Trace, probe.Selector{Func: fid.Func, Index: fid.Index})
+		req.Expect = append(req.Expect, s.expect(k))
+		values = append(values, s.fltValues(k)...)
+	}
+	values = s.bareOf(values)
+	req.ValuesOf = s.selectors(values)
+	return req, values
+}
+
 // adopt takes into the cache the FLTs of a re-run that answer for frames of T (replay.go) and the
 // values it recorded for the frames values of T, held bare (values.go), keeps only those on disk,
 // and notes where the re-run differed from the recording, for the answer.
@@ -108,25 +119,16 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 		return err
 	}
 	defer end()
-	req := RunRequest{Light: true}
-	var want, values []int
+	var want []int
 	for _, j := range frames {
-		f := s.trace.Frame(j)
-		if f == nil {
-			continue
+		if _, ok := s.flts[j]; !ok && s.trace.Frame(j) != nil {
+			want = append(want, j)
 		}
-		if _, ok := s.flts[j]; ok {
-			continue
-		}
-		want = append(want, j)
-		req.Trace = append(req.Trace, probe.Selector{Func: f.FID().Func, Index: f.FID().Index})
-		req.Expect = append(req.Expect, s.expect(j))
-		values = append(values, s.fltValues(j)...)
 	}
 	if len(want) == 0 {
 		return nil
 	}
-	req.ValuesOf = s.selectors(values)
+	req, values := s.fltRequest(want)
 	run, err := s.record(ctx, purpose, req)
 	if err != nil {
 		return err

@@ -57,6 +57,19 @@ func (s *Session) fltValues(j int) []int {
 	return s.bareOf(frames)
 }
 
+// withValues builds an answer; when the frames it shows (shown) include frames the recording holds
+// bare, it records their values (fillValues: one re-run) and builds the answer again.
+func withValues[R any](ctx context.Context, s *Session, build func() (R, error), shown func(R) []int) (R, error) {
+	ans, err := build()
+	if err != nil {
+		return ans, err
+	}
+	if n, err := s.fillValues(ctx, shown(ans)); err != nil || n == 0 {
+		return ans, err
+	}
+	return build()
+}
+
 // fillValues records the values of the frames among frames that the recording holds bare, with
 // one light re-run, and keeps them; it reports how many it filled. A frame the re-run does not
 // make as the same invocation keeps adi.NotRecorded, and the answer says so in a note, as it does

@@ -17,19 +17,26 @@ import (
 	"github.com/adi-bridge/adi/server"
 )
 
+// bareProgram writes the probe's fixture bare_prog.py as big.py into a new directory, which it
+// returns. Run as "big.py 3000" it makes 30,002 calls: main → deep(3) → deep(2) → deep(1) →
+// deep(0) → mid → leaf ×5, 3,000 times; past its first 20,000 calls its first run records the
+// calls deeper than three frames bare: deep(1), deep(0), mid and leaf.
+func bareProgram(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	prog, err := os.ReadFile(filepath.Join("..", "probe", "python", "tests", "fixtures", "bare_prog.py"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), prog, 0o644))
+	return dir
+}
+
 // TestBareCallsShowValues: a big program's first run records its deep calls bare, and every answer
 // that shows one records its values first: a call tree's frames and a frame list's with one light
 // re-run each (kept on disk as values.json, so a restarted daemon shows them without a run), an
 // FLT's frame and callees with the re-run that records the FLT. The first call tree, three levels
 // deep, needs no such run.
 func TestBareCallsShowValues(t *testing.T) {
-	// the probe's fixture makes 30,002 calls with 3000: main → deep(3) → deep(2) → deep(1) →
-	// deep(0) → mid → leaf ×5, 3,000 times; past its first 20,000 calls its first run records
-	// the calls deeper than three frames bare: deep(1), deep(0), mid and leaf
-	dir := t.TempDir()
-	prog, err := os.ReadFile(filepath.Join("..", "probe", "python", "tests", "fixtures", "bare_prog.py"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), prog, 0o644))
+	dir := bareProgram(t)
 	r := newCLI(t, dir)
 	cmd := "/usr/bin/python3 big.py 3000"
 	runs := func() []string {
@@ -149,10 +156,7 @@ Return: {'n': 5, 'total': 10}
 func TestBareChildrenInViewer(t *testing.T) {
 	ts := startServer(t)
 	c := ts.dial(t)
-	dir := t.TempDir()
-	prog, err := os.ReadFile(filepath.Join("..", "probe", "python", "tests", "fixtures", "bare_prog.py"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), prog, 0o644))
+	dir := bareProgram(t)
 	var res server.CreateResult
 	require.NoError(t, c.Call(context.Background(), "session.create",
 		map[string]any{"command": "/usr/bin/python3 big.py 3000", "dir": dir, "id": "big"}, &res))
