@@ -187,3 +187,47 @@ func TestReadAllocatesLittle(t *testing.T) {
 	assert.LessOrEqual(t, allocated, uint64(10*len(bin)), "bytes allocated by the read")
 	runtime.KeepAlive(tail)
 }
+
+// TestSmallReadKeepsLittle checks that a recording of a few calls keeps a few kilobytes once read:
+// the chunks its argument lists, Args and Codes are cut from start small (slab), where fixed
+// chunks of a thousand Args kept 42 kB for every run of every session, however small.
+func TestSmallReadKeepsLittle(t *testing.T) {
+	bin := callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["code",1,"t:f","/p/t.py",3,["x","y"]],`+
+		`["callret",1,1,0,0,7,[1,"'a'"],null,"2"],["callret",2,1,0,0,7,[2,"'b'"],null,"3"],["callret",0,0,-1,0,0,[],null,"None"]]`+"\n")
+	dir := writeFiles(t, map[string]string{CallsFile: bin,
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3}`})
+	if _, err := Read(dir); err != nil { // what any read allocates once per process
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC() // (a sync.Pool's garbage goes at the second)
+	runtime.ReadMemStats(&before)
+	rec, err := Read(dir)
+	require.NoError(t, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	require.Equal(t, 3, rec.Trace.Len())
+	assert.Equal(t, []adi.Arg{{Name: "x", Value: "2"}, {Name: "y", Value: "'b'"}}, rec.Trace.Frame(2).Args)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("a read of %d calls keeps %d bytes", rec.Trace.Len(), held)
+	assert.Less(t, held, int64(8<<10), "heap kept by a recording of 3 calls")
+	runtime.KeepAlive(rec)
+}
+
+func TestSlabGrows(t *testing.T) {
+	var s slab[int]
+	var sizes []int
+	for range 200 {
+		last := s.size
+		e := s.take(1, 64)
+		e[0] = 1
+		if s.size != last || len(s.free) == s.size-1 {
+			sizes = append(sizes, s.size)
+		}
+	}
+	assert.Equal(t, []int{16, 32, 64, 64, 64}, sizes, "chunk sizes (240 elements for 200 takes)")
+	big := s.take(100, 64)
+	assert.Len(t, big, 100)
+	assert.Equal(t, 100, cap(big), "a take is cut to its length")
+}

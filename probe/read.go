@@ -148,7 +148,7 @@ type Tail struct {
 
 // NewTail starts reading the run whose output directory is dir.
 func NewTail(dir string) *Tail {
-	return &Tail{dir: dir, d: &decoder{codes: map[int]*code{}, trace: &adi.Trace{}},
+	return &Tail{dir: dir, d: &decoder{trace: &adi.Trace{}},
 		calls: &batchFile{path: filepath.Join(dir, CallsFile), magic: callsMagic}}
 }
 
@@ -421,22 +421,38 @@ type code struct {
 	line     int
 	argnames []string
 	def      *adi.Code // shared by the frames of this code
+	slot     int32     // its function's place among the decoder's (funcSlot): build counts by it
 }
 
 type decoder struct {
-	codes  map[int]*code
-	trace  *adi.Trace
-	codeOf []int32 // code id of each frame
-	strs   *interner
+	codes []*code // by code id (the probe numbers its code records from 0 or 1 up; see code)
+	// funcSlot numbers the functions of the code records read so far (several code objects may
+	// be one function): build counts each function's invocations in a slice rather than a map.
+	funcSlot map[string]int32
+	trace    *adi.Trace
+	codeOf   []int32 // code id of each frame
+	strs     *interner
 
 	calls    []call    // call/callret/callexc/made records, in file order
 	outcomes []outcome // ret/exc/yield records, in file order
 	nodeIDs  []nodeID  // test records, in file order
 
 	args    argTable
-	defs    []adi.Code // the free end of the current chunk of Codes (see newCode)
-	scratch []string   // the reprs of the call record being decoded
-	fpBuf   []byte     // the "=" fingerprint of the call record being decoded
+	defs    slab[adi.Code] // the Codes of the code records (see newCode)
+	scratch []string       // the reprs of the call record being decoded
+	fpBuf   []byte         // the "=" fingerprint of the call record being decoded
+}
+
+// maxCodes bounds the code ids a recording may use: a program has thousands of code objects, and
+// a corrupt record must not make the reader allocate for billions.
+const maxCodes = 1 << 24
+
+// code returns the code record of code id cid, nil when none was read.
+func (d *decoder) code(cid int) *code {
+	if cid >= 0 && cid < len(d.codes) {
+		return d.codes[cid]
+	}
+	return nil
 }
 
 // call is one invocation as a call record describes it, before it is placed in T. A read keeps
@@ -477,8 +493,8 @@ type outcome struct {
 type argTable struct {
 	first   map[uint64]argList // hash of code, reprs and fingerprint -> the first list with them
 	unnamed []argList          // lists whose code had no code record yet: build names them
-	args    []adi.Arg          // the free end of the current chunk of Args
-	lists   []adi.Arguments    // the free end of the current chunk of Arguments
+	args    slab[adi.Arg]
+	lists   slab[adi.Arguments]
 	h       maphash.Hash
 }
 
@@ -488,8 +504,8 @@ type argList struct {
 	a   *adi.Arguments
 }
 
-// The chunks of an argTable: argChunk Args (longer lists get an allocation of their own) and
-// listChunk Arguments at a time.
+// The chunks of an argTable grow to argChunk Args (longer lists get an allocation of their own)
+// and listChunk Arguments.
 const (
 	argChunk  = 1024
 	listChunk = 256
@@ -515,11 +531,7 @@ func (t *argTable) get(cid int32, vals []string, fp string, argnames []string, k
 	if seen && l.cid == cid && l.a.ArgsFP == fp && sameValues(l.a.Args, vals) {
 		return l.a
 	}
-	if len(t.lists) == 0 {
-		t.lists = make([]adi.Arguments, listChunk)
-	}
-	a := &t.lists[0]
-	t.lists = t.lists[1:]
+	a := &t.lists.take(1, listChunk)[0]
 	a.ArgsFP = fp
 	switch n := len(vals); {
 	case n == 0:
@@ -527,10 +539,7 @@ func (t *argTable) get(cid int32, vals []string, fp string, argnames []string, k
 	case n > argChunk/16:
 		a.Args = make([]adi.Arg, n)
 	default:
-		if len(t.args) < n {
-			t.args = make([]adi.Arg, argChunk)
-		}
-		a.Args, t.args = t.args[:n:n], t.args[n:]
+		a.Args = t.args.take(n, argChunk)
 	}
 	for i, v := range vals {
 		a.Args[i].Value = v
@@ -604,7 +613,7 @@ func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error)
 	default:
 		return nil, fmt.Errorf("field 7: fingerprint of type %T", fp)
 	}
-	cd := d.codes[cid]
+	cd := d.code(cid)
 	var names []string
 	if cd != nil {
 		names = cd.argnames
@@ -612,20 +621,12 @@ func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error)
 	return d.args.get(int32Field(cid), d.scratch, fps, names, cd != nil), nil
 }
 
-// codeChunk is how many Codes newCode allocates at a time.
+// codeChunk bounds the chunks of Codes newCode cuts them from.
 const codeChunk = 64
 
-// newCode returns a Code for a code record, cut from a chunk: the code records are read among the
-// call records, and a Code allocated on its own would sit among the decoding's garbage, pinning a
-// span of it for as long as the trace lives.
-func (d *decoder) newCode() *adi.Code {
-	if len(d.defs) == 0 {
-		d.defs = make([]adi.Code, codeChunk)
-	}
-	c := &d.defs[0]
-	d.defs = d.defs[1:]
-	return c
-}
+// newCode returns a Code for a code record, cut from a chunk (see slab): the code records are read
+// among the call records.
+func (d *decoder) newCode() *adi.Code { return &d.defs.take(1, codeChunk)[0] }
 
 func (d *decoder) callRecord(tag string, rec []any) error {
 	t := d.trace
@@ -640,6 +641,21 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		*c.def = adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
 		if len(rec) > 5 { // probes since issue 13 write what the code is
 			c.def.Kind, _ = rec[5].(string)
+		}
+		slot, ok := d.funcSlot[c.fn]
+		if !ok {
+			if d.funcSlot == nil {
+				d.funcSlot = map[string]int32{}
+			}
+			slot = int32(len(d.funcSlot))
+			d.funcSlot[c.fn] = slot
+		}
+		c.slot = slot
+		if cid < 0 || cid >= maxCodes {
+			return fmt.Errorf("code id %d out of range", cid)
+		}
+		for len(d.codes) <= cid {
+			d.codes = append(d.codes, nil)
 		}
 		d.codes[cid] = c
 	case "thread":
@@ -919,7 +935,7 @@ func (d *decoder) build() (gap bool, err error) {
 	// Snapshot's decoder shares the old one's backing with the Tail's)
 	var unnamed []argList
 	for _, l := range d.args.unnamed {
-		if cd := d.codes[int(l.cid)]; cd != nil {
+		if cd := d.code(int(l.cid)); cd != nil {
 			nameArgs(l.a, cd.argnames)
 		} else {
 			unnamed = append(unnamed, l)
@@ -928,7 +944,7 @@ func (d *decoder) build() (gap bool, err error) {
 	d.args.unnamed = unnamed
 	t.Frames = make([]adi.Frame, n)
 	d.codeOf = make([]int32, n)
-	counts := map[string]int32{}
+	counts := make([]int32, len(d.funcSlot)) // invocations of each function so far (code.slot)
 	// frames that returned the same repr share one Outcome (most return None, True, a small int)
 	returned := map[string]*adi.Outcome{}
 	outcome := func(status adi.Status, ret string, exc *adi.Exception) *adi.Outcome {
@@ -947,17 +963,17 @@ func (d *decoder) build() (gap bool, err error) {
 	}
 	for idx := 0; idx < n; idx++ {
 		c := &d.calls[byIdx[idx]-1]
-		cd := d.codes[int(c.cid)]
+		cd := d.code(int(c.cid))
 		if cd == nil {
 			return false, fmt.Errorf("probe output: invocation %d of unknown code %d", idx, c.cid)
 		}
 		if int(c.caller) >= idx || c.caller < -1 {
 			return false, fmt.Errorf("probe output: invocation %d has caller %d", idx, c.caller)
 		}
-		counts[cd.fn]++
+		counts[cd.slot]++
 		f := &t.Frames[idx]
 		*f = adi.Frame{
-			N: counts[cd.fn], Caller: c.caller, Thread: c.tid,
+			N: counts[cd.slot], Caller: c.caller, Thread: c.tid,
 			Code: cd.def, Arguments: c.args, CallLine: c.line, Status: c.status,
 			Outcome: outcome(c.status, c.ret, c.exc),
 		}
@@ -1032,7 +1048,7 @@ func (fd *fltDecoder) record(tag string, rec []any) error {
 			if err := values(rec[1:], &vals); err != nil {
 				return err
 			}
-			names := fd.d.codes[int(fd.d.codeOf[idx])].argnames
+			names := fd.d.code(int(fd.d.codeOf[idx])).argnames
 			flt.Args = make([]adi.Arg, len(vals))
 			for i, v := range vals {
 				if i < len(names) {

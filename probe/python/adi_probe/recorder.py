@@ -757,7 +757,17 @@ class Recorder:
             ce = stack[-1]
             if ce[E_STEP] is not None:
                 return call_rec(frame, event, arg)
-            return push_bare(frame, info, ce)
+            # push_bare's work, inline: one call less on a big program's common call (sympy's
+            # probe run takes 0.96x the time it takes calling push_bare)
+            idx, n = info.next_ids()
+            if idx >= limit[0]:
+                rec.unrecorded(idx)
+                return None
+            push([frame, idx, info, None, None, n, -1, ce[E_IDX], 0, info.bare[0], BARE_FP, FAST])
+            if idx & _FLUSH_MASK == _FLUSH_MASK:
+                flush_at(idx)
+            frame.f_trace_lines = False
+            return local
 
         def push_bare(frame, info, ce):
             """Record a bare call of `info` by the frame of entry `ce` (config bare_after): no
