@@ -61,14 +61,61 @@ class Scope:
 
 
 class FileIndex:
-    """The scopes of one source file, keyed by ``(first line, code name)``."""
+    """The scopes of one source file, keyed by ``(first line, code name)``.
+
+    A file is indexed scope by scope, as its scopes are asked for (``scope``): a module's
+    top-level statements at once, the body of a class or function the first time it or a scope
+    inside it is asked for. An FLT steps one function of a file that may define hundreds (2,464
+    lines of networkx's weighted.py took 18 ms to index whole, and every re-run recording an
+    FLT paid it); ``scopes`` indexes the rest.
+    """
 
     def __init__(self, lines, tree):
         self.lines = lines
-        self.scopes = {}
+        self._scopes = {}
+        self._pending = {}  # (first line, name) -> (scope, body, prefix, last line): not indexed yet
+        self._made = []  # scopes made since the last _finish
         module = self._scope("<module>", 1, "<module>")
         self._body(module, tree.body, "", ())
-        for scope in self.scopes.values():
+        self._finish()
+
+    @property
+    def scopes(self):
+        """Every scope of the file, by ``(first line, code name)`` (the whole file indexed)."""
+        while self._pending:
+            self._index(next(iter(self._pending)))
+        return self._scopes
+
+    def scope(self, first_line, name):
+        """The Scope of the code object that starts at `first_line` named `name`, or None."""
+        key = (first_line, name)
+        while True:
+            if key in self._pending:
+                self._index(key)
+            scope = self._scopes.get(key)
+            if scope is not None:
+                return scope
+            # inside a class or function not indexed yet (a nested function, a lambda)?
+            outer = [k for k, p in self._pending.items() if k[0] <= first_line <= p[3]]
+            if not outer:
+                return None
+            self._index(max(outer))
+
+    def _index(self, key):
+        """Index the body of pending scope `key`."""
+        scope, body, prefix, _ = self._pending.pop(key)
+        if scope._spans is None:  # (written by the pass that found its definition)
+            scope._spans = {}
+        self._made.append(scope)
+        self._body(scope, body, prefix, ())
+        self._finish()
+
+    def _finish(self):
+        """Write the texts of the scopes indexed since the last call."""
+        made, self._made = self._made, []
+        for scope in made:
+            if scope._spans is None:
+                continue
             for key, (start, end) in scope._spans.items():
                 scope.texts[key] = self.segment(start, end)
             scope._spans = None
@@ -107,9 +154,12 @@ class FileIndex:
     # -- walking --------------------------------------------------------------------------
 
     def _scope(self, qualname, first_line, name):
-        scope = self.scopes.get((first_line, name))
+        scope = self._scopes.get((first_line, name))
         if scope is None:
-            scope = self.scopes[(first_line, name)] = Scope(qualname)
+            scope = self._scopes[(first_line, name)] = Scope(qualname)
+        if scope._spans is None:  # (two scopes on one line: lambdas, the second indexed later)
+            scope._spans = {}
+        self._made.append(scope)
         return scope
 
     def _body(self, scope, body, prefix, loops):
@@ -146,7 +196,7 @@ class FileIndex:
             suffix = _decorator_accessor(node) if isinstance(node, _FUNCS) else ""
             inner = self._scope(prefix + node.name + suffix, key, node.name)
             sep = "." if isinstance(node, ast.ClassDef) else ".<locals>."
-            self._body(inner, node.body, prefix + node.name + sep, ())
+            self._pending[(key, node.name)] = (inner, node.body, prefix + node.name + sep, node.end_lineno)
             return
         if isinstance(node, _WITHS):
             scope.with_bodies[key] = (_start(node.body[0])[0], node.body[-1].end_lineno)
@@ -303,7 +353,7 @@ def scope_of(code):
     index = file_index(code.co_filename)
     if index is None:
         return None
-    return index.scopes.get((code.co_firstlineno, code.co_name))
+    return index.scope(code.co_firstlineno, code.co_name)
 
 
 def source_line(filename, lineno):

@@ -44,6 +44,11 @@ class C:
 '''
 
 
+def _facts(scope):
+    return (scope.qualname, scope.keys, scope.texts, scope.loops, scope.with_bodies, scope.comp_spans,
+            scope.globals, scope.tests)
+
+
 class Index(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -92,6 +97,21 @@ class Index(unittest.TestCase):
     def test_class_body(self):
         c = self.index.scopes[(24, "C")]
         self.assertEqual(c.texts, {25: "k = 1", 27: "def m(self):", 30: "a = 1; b = 2"})
+
+    def test_scopes_indexed_when_asked(self):
+        """A file's scopes are indexed as they are asked for, inner ones (a method's lambda)
+        before the scope around them, with the same facts as the whole file indexed at once."""
+        whole = {k: _facts(s) for k, s in self.index.scopes.items()}
+        with open(self.path) as f:
+            text = f.read()
+        lazy = source.FileIndex(text.splitlines(True), __import__("ast").parse(text))
+        self.assertEqual(set(lazy._pending), {(4, "f"), (24, "C")}, "only the top level is indexed")
+        self.assertEqual(_facts(lazy.scope(28, "<lambda>")), whole[(28, "<lambda>")])
+        self.assertEqual(set(lazy._pending), {(4, "f")}, "f's body waits; C's and m's were indexed")
+        self.assertIsNone(lazy.scope(5, "nothing"))
+        for key in reversed(sorted(whole)):
+            self.assertEqual(_facts(lazy.scope(*key)), whole[key], key)
+        self.assertEqual({k: _facts(s) for k, s in lazy.scopes.items()}, whole)
 
     def test_unreadable_file(self):
         self.assertIsNone(source.file_index("/nonexistent/x.py"))
