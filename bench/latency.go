@@ -1,10 +1,11 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -242,12 +243,13 @@ func (e *Env) firstCallee(ctx context.Context, r *rpc, frame string) (string, er
 	return res.Frames[0].FID.String(), nil
 }
 
-// median returns the median of ds (the lower middle for an even count).
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
+// median returns the median of xs (the lower middle for an even count; 0 for none).
+func median[T cmp.Ordered](xs []T) T {
+	var zero T
+	if len(xs) == 0 {
+		return zero
 	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	s := slices.Clone(xs)
+	slices.Sort(s)
 	return s[(len(s)-1)/2]
 }

@@ -52,6 +52,9 @@ func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
 // realSamplesText is realSamples as the table's text writes it.
 var realSamplesText = strconv.Itoa(realSamples)
 
+// moreSessionsText is moreSessions as the table's text writes it.
+var moreSessionsText = strconv.Itoa(moreSessions)
+
 // realIntro explains the real-repository table.
 var realIntro = "Each workload is the Debian package (python3-requests, -flask, -networkx, -django, -sklearn, -sympy, -matplotlib) " +
 	"copied into a scratch directory, so all of it is user code, with its reproduce script bench/realrepos/NAME_repro.py as repro.py, " +
@@ -63,12 +66,12 @@ var realIntro = "Each workload is the Debian package (python3-requests, -flask, 
 	"Navigation is the median of the continue and prev answered from the recording (those that ran the target are counted apart). " +
 	"Disk is the session's directory under ADI_STATE_DIR. Memory is the `adi serve` daemon's VmRSS, each read 2.5 s after the last command, once the daemon has returned freed memory to the system: " +
 	"first, what the session adds after its six commands to a new daemon (less an idle daemon's), which includes the one-time warm-up of the daemon's runtime (the collector's metadata, type caches, more of the binary paged in); " +
-	"then what one more session adds: a second session of the workload (its first command is the warm one) through the same six commands, on the daemon that still serves the first (VmRSS after, less VmRSS just before). " +
+	"then what one more session adds: another session of the workload (its first command is the warm one) through the same six commands, on the daemon that still serves the first (VmRSS after, less VmRSS just before), " + moreSessionsText + " of them one after the other, and the median of what each added. " +
 	"N sessions cost the daemon about the first plus N-1 times one more; the bar is judged on one more, against that session's first recording on disk. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
 	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
 	"Plain runs and extra navigation are medians of a few repetitions; the first command (cold), the re-run and exec are medians of " + realSamplesText + " new daemons (the session above and the others, each through those three commands), and each of those commands is followed at once by one run of the artifact's method (the re-run for the first two, its exec for exec), whose medians are the artifact's columns; " +
-	"the ratios of the first command, the re-run and exec are the medians of the " + realSamplesText + " ratios pair by pair (this machine's speed drifts by 10-35% over minutes, and the pairs cancel it); the warm first command, disk and memory are single measurements.\n\n"
+	"the ratios of the first command, the re-run and exec are the medians of the " + realSamplesText + " ratios pair by pair (this machine's speed drifts by 10-35% over minutes, and the pairs cancel it); the warm first command is the median of the " + moreSessionsText + " more sessions'; disk is a single measurement.\n\n"
 
 // realTimesRow renders one library's times.
 func realTimesRow(r *RealRepoRow) string {
