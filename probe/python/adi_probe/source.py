@@ -30,6 +30,7 @@ Scopes are found by ``(co_firstlineno, co_name)``, which is how code objects ide
 import ast
 import linecache
 import sys
+import threading
 import tokenize
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -67,11 +68,13 @@ class FileIndex:
     top-level statements at once, the body of a class or function the first time it or a scope
     inside it is asked for. An FLT steps one function of a file that may define hundreds (2,464
     lines of networkx's weighted.py took 18 ms to index whole, and every re-run recording an
-    FLT paid it); ``scopes`` indexes the rest.
+    FLT paid it); ``scopes`` indexes the rest. Threads stepping frames of one file share its
+    index: a lock keeps one from reading a scope another is still indexing.
     """
 
     def __init__(self, lines, tree):
         self.lines = lines
+        self._lock = threading.RLock()  # (a signal handler run inside the hook must not deadlock)
         self._scopes = {}
         self._pending = {}  # (first line, name) -> (scope, body, prefix, last line): not indexed yet
         self._made = []  # scopes made since the last _finish
@@ -82,13 +85,19 @@ class FileIndex:
     @property
     def scopes(self):
         """Every scope of the file, by ``(first line, code name)`` (the whole file indexed)."""
-        while self._pending:
-            self._index(next(iter(self._pending)))
-        return self._scopes
+        with self._lock:
+            while self._pending:
+                self._index(next(iter(self._pending)))
+            return self._scopes
 
     def scope(self, first_line, name):
         """The Scope of the code object that starts at `first_line` named `name`, or None."""
-        key = (first_line, name)
+        with self._lock:
+            return self._find((first_line, name))
+
+    def _find(self, key):
+        """``scope``, under the lock."""
+        first_line = key[0]
         while True:
             if key in self._pending:
                 self._index(key)

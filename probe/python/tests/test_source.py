@@ -113,6 +113,42 @@ class Index(unittest.TestCase):
             self.assertEqual(_facts(lazy.scope(*key)), whole[key], key)
         self.assertEqual({k: _facts(s) for k, s in lazy.scopes.items()}, whole)
 
+    def test_scopes_asked_by_threads(self):
+        """Threads asking for the scopes of one file at once each get them whole."""
+        import ast
+        import random
+        import threading
+        text = "".join("class K%d:\n    def m(self, n):\n        for i in range(n):\n            if i:\n"
+                       "                n += [j for j in range(i)][0]\n        return (lambda: n)()\n\n" % k
+                       for k in range(150))
+        tree = ast.parse(text)
+        whole = {k: _facts(s) for k, s in source.FileIndex(text.splitlines(True), tree).scopes.items()}
+        lazy = source.FileIndex(text.splitlines(True), tree)
+        got, errors = {}, []
+
+        def ask(seed):
+            keys = sorted(whole)
+            random.Random(seed).shuffle(keys)
+            try:
+                for key in keys:
+                    got.setdefault(key, []).append(_facts(lazy.scope(*key)))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=ask, args=(seed,)) for seed in range(4)]
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # switch threads as often as possible
+        try:
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            sys.setswitchinterval(interval)
+        self.assertEqual(errors, [])
+        self.assertEqual(len(whole), 150 * 3 + 1)
+        for key, facts in whole.items():
+            self.assertEqual(got[key], [facts] * 4, key)
+
     def test_unreadable_file(self):
         self.assertIsNone(source.file_index("/nonexistent/x.py"))
 
