@@ -443,9 +443,9 @@ type decoder struct {
 	fpBuf   []byte         // the "=" fingerprint of the call record being decoded
 }
 
-// maxCodes bounds the code ids a recording may use: a program has thousands of code objects, and
-// a corrupt record must not make the reader allocate for billions.
-const maxCodes = 1 << 24
+// maxCodes bounds the code ids a recording may use: a program has thousands of code objects (the
+// probe numbers them in order), and a corrupt record must not make the reader allocate for more.
+const maxCodes = 1 << 20
 
 // code returns the code record of code id cid, nil when none was read.
 func (d *decoder) code(cid int) *code {
@@ -654,8 +654,8 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if cid < 0 || cid >= maxCodes {
 			return fmt.Errorf("code id %d out of range", cid)
 		}
-		for len(d.codes) <= cid {
-			d.codes = append(d.codes, nil)
+		if cid >= len(d.codes) {
+			d.codes = append(d.codes, make([]*code, cid+1-len(d.codes))...)
 		}
 		d.codes[cid] = c
 	case "thread":

@@ -119,6 +119,11 @@ func TestReadCorrupt(t *testing.T) {
 	_, err = Read(dir)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "invocation 0 has caller 0")
+
+	dir = writeFiles(t, map[string]string{CallsFile: callsBin(t, `[["code",1073741824,"t:f","/p/t.py",1,[]]]`)})
+	_, err = Read(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "code id 1073741824 out of range")
 }
 
 // n counts a func's invocations in idx order, whatever order the records come in; an invocation
