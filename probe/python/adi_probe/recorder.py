@@ -56,7 +56,6 @@ from bisect import bisect_right
 from functools import partial
 from operator import itemgetter
 
-_first = itemgetter(0)
 
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
@@ -221,35 +220,43 @@ class _Lines(dict):
     line at a call is ``lines[frame.f_lasti]``. ``frame.f_lineno`` computes the same from the
     location table, which costs 0.1 µs in a small function and several µs far into a big one on
     3.11/3.12, on every call; here each call site is looked up once (``__missing__``, a binary
-    search) and is then one dict lookup, and a code object that calls nothing costs nothing."""
+    search) and is then one dict lookup, and a code object that calls nothing costs nothing.
 
-    __slots__ = ("code", "starts", "spans")
+    The spans are kept as three lists of ints, not a tuple a span: a module's body has hundreds
+    of them, and tuples would be objects the garbage collector tracks, for good (sympy's import
+    made 53,000 of them, and its first run one more full collection than its light run)."""
+
+    __slots__ = ("code", "starts", "ends", "linenos")
 
     def __init__(self, code):
         dict.__init__(self)
         self.code = code
         self.starts = None  # the start offset of each span, read at the first miss
-        self.spans = None   # [(start, end, line)] of the code
+        self.ends = None  # its end offset
+        self.linenos = None  # its line (0: none)
 
     def __missing__(self, offset):
         starts = self.starts
         if starts is None:
+            starts, ends, linenos = [], [], []
             code = self.code
             if hasattr(code, "co_lines"):  # 3.10+ (empty spans and spans without a line are
-                spans = list(code.co_lines())  # answered 0 at the lookup: no filtering pass here)
+                for start, end, line in code.co_lines():  # answered 0 at the lookup)
+                    starts.append(start)
+                    ends.append(end)
+                    linenos.append(line or 0)
             else:
                 found = [(off, line) for off, line in dis.findlinestarts(code) if line]
                 n = len(code.co_code)
-                spans = [(off, found[i + 1][0] if i + 1 < len(found) else n, line)
-                         for i, (off, line) in enumerate(found)]
-            self.spans = spans
-            starts = self.starts = list(map(_first, spans))
+                for i, (off, line) in enumerate(found):
+                    starts.append(off)
+                    ends.append(found[i + 1][0] if i + 1 < len(found) else n)
+                    linenos.append(line)
+            self.starts, self.ends, self.linenos = starts, ends, linenos
         k = bisect_right(starts, offset) - 1
         line = 0
-        if k >= 0:
-            start, end, ln = self.spans[k]
-            if offset < end and ln is not None:
-                line = ln
+        if k >= 0 and offset < self.ends[k]:
+            line = self.linenos[k]
         self[offset] = line
         return line
 

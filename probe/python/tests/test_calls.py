@@ -334,3 +334,38 @@ class BareCalls(unittest.TestCase):
                 self.assertNotEqual(inv.call_line, 0)
             else:
                 self.assertEqual((inv.args, inv.call_line), ([], 0), inv.fid)
+
+
+class CallerLines(unittest.TestCase):
+    """A caller's line at a call (recorder._Lines) is the line the interpreter gives the
+    instruction at that offset, for every instruction of big and small code objects."""
+
+    def test_every_offset(self):
+        import dis
+        import os
+        import sys
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        from adi_probe import recorder
+        path = recorder.__file__
+        with open(path) as f:
+            module = compile(f.read(), path, "exec")
+        codes, stack = [], [module]
+        while stack:
+            code = stack.pop()
+            codes.append(code)
+            stack.extend(c for c in code.co_consts if hasattr(c, "co_code"))
+        self.assertGreater(len(codes), 100)
+        checked = 0
+        for code in codes:
+            lines = recorder._Lines(code)
+            want, line = {}, 0
+            for ins in dis.get_instructions(code):
+                if hasattr(ins, "positions"):  # 3.11+: the line of each instruction
+                    line = ins.positions.lineno or 0
+                elif ins.starts_line:  # before: the line of the instruction that starts it
+                    line = ins.starts_line
+                want[ins.offset] = line
+            for offset, line in want.items():
+                self.assertEqual(lines[offset], line, "%s at offset %d" % (code.co_name, offset))
+                checked += 1
+        self.assertGreater(checked, 5000)
