@@ -985,13 +985,17 @@ class Recorder:
                 else:
                     calls_append(("callret", idx, info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP], r))
             elif kind == "yield":
-                if info.kind == "async generator":
-                    value = _unwrap(value)
-                r = info.render(value)
                 frame = e[E_FRAME]
-                calls_append(("yield", idx, r, frame.f_lineno))
+                # once bare calls have started, what a generator yields is rendered only for its
+                # FLT: T keeps how often it suspended (sympy's script yields 2,000 values)
+                r = None
+                if st is not None or not bare_on[0]:
+                    if info.kind == "async generator":
+                        value = _unwrap(value)
+                    r = info.render(value)
                 if st is not None:
                     st.suspend(frame, r)
+                calls_append(("yield", idx, r, frame.f_lineno))
                 if len(out.calls) > _FLUSH_MASK:
                     rec.flush()
                 return

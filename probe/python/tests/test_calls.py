@@ -321,6 +321,24 @@ class BareCalls(unittest.TestCase):
         self.assertEqual(bare.get("bare_prog:deep#1642").fp, "=2, 5")
         self.assertEqual(bare.get("bare_prog:leaf#2500").args, [("x", "4")])
 
+    def test_yields_once_bare(self):
+        """Once bare calls have started, T keeps how often a generator suspended but not what it
+        yielded, which its FLT shows."""
+        from .harness import record, script
+        rec = record(script("bare_gen.py"), bare_after=100, bare_depth=3)
+        self.assertEqual(rec.returncode, 0, rec.stderr)
+        self.assertEqual(rec.stdout, "30\n")
+        self.assertEqual(rec.get("bare_gen:count#1").events,
+                         [("yield", None, 3), ("resume",)] * 3)
+        stepped = record(script("bare_gen.py"), bare_after=100, bare_depth=3,
+                         trace=[{"func": "bare_gen:count", "index": 1}])
+        self.assertEqual(stepped.get("bare_gen:count#1").events,
+                         [("yield", "0", 3), ("resume",), ("yield", "10", 3), ("resume",),
+                          ("yield", "20", 3), ("resume",)])
+        self.assertEqual([s[5] for s in stepped.steps("bare_gen:count#1") if s[0] == 3],
+                         [{"yield": "0"}, {"resume": True}, {"yield": "10"}, {"resume": True},
+                          {"yield": "20"}, {"resume": True}])
+
     def test_values_of(self):
         from .harness import record, script
         full = record(script("bare_prog.py"))
