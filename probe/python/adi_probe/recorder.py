@@ -56,7 +56,6 @@ from bisect import bisect_right
 from functools import partial
 from operator import itemgetter
 
-
 from . import usercode
 from .output import RAW_ARG_BOUND, RAW_TYPES
 from .scope import checked, fits
