@@ -26,7 +26,7 @@ func bareProgram(t *testing.T) string {
 	dir := t.TempDir()
 	prog, err := os.ReadFile(filepath.Join("..", "probe", "python", "tests", "fixtures", "bare_prog.py"))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.py"), prog, 0o644))
+	writeProgram(t, dir, "big.py", string(prog))
 	return dir
 }
 
@@ -208,7 +208,7 @@ for k in range(3000):
 // show another invocation's values. Frames before the difference get theirs.
 func TestBareValuesNotReplayed(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "nd.py"), []byte(ndProg), 0o644))
+	writeProgram(t, dir, "nd.py", ndProg)
 	r := newCLI(t, dir)
 	cmd := "/usr/bin/python3 nd.py"
 	res := r.run("call-tree", cmd, "nd.py:mid#2900")
