@@ -98,7 +98,7 @@ func (s *Session) exec(ctx context.Context, c adi.ExecCmd) (adi.Result, error) {
 		limit = adi.DefaultExecTimeout * time.Second
 	}
 	var out *adi.ExecResult
-	if _, cached := s.flts[j]; !cached && line > 0 && !c.ThenContinue {
+	if !s.flts.has(j) && line > 0 && !c.ThenContinue {
 		out, err = s.execHere(ctx, j, line, visit, c.Stmt, limit)
 	} else {
 		var flt *adi.FLT
@@ -170,7 +170,7 @@ func (s *Session) execRun(ctx context.Context, j, line, visit int, stmt string, 
 		return nil, false, nil
 	}
 	rp := s.adopt(run, nil) // the frame's FLT, recorded on the way, answers where the stop is
-	flt, ok := s.flts[j]
+	flt, ok := s.flts.get(j)
 	if !ok {
 		return nil, true, adi.BadInputf("cannot stop in %s: %s; the program does not run the same way twice", f.FID(), rp.why(s, run, j))
 	}

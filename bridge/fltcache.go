@@ -15,7 +15,7 @@ const batchMax = 24
 
 // FLT returns the FLT of T[j], recording it (with the next breakpoint hits) when it is not cached.
 func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
-	if flt, ok := s.flts[j]; ok {
+	if flt, ok := s.flts.get(j); ok {
 		return flt, nil
 	}
 	f := s.trace.Frame(j)
@@ -28,7 +28,7 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 	}
 	sel := []int{j}
 	for _, k := range s.nextHits(j, batchMax) {
-		if _, ok := s.flts[k]; !ok {
+		if !s.flts.has(k) {
 			sel = append(sel, k)
 		}
 	}
@@ -38,7 +38,7 @@ func (s *Session) FLT(ctx context.Context, j int) (*adi.FLT, error) {
 		return nil, err
 	}
 	rp := s.adopt(run, values)
-	flt, ok := s.flts[j]
+	flt, ok := s.flts.get(j)
 	if !ok {
 		return nil, adi.NotFoundf("cannot record the FLT of %s: %s; the program does not run the same way twice (it depends on time, input or the environment, or on randomness adi does not seed)", f.FID(), rp.why(s, run, j))
 	}
@@ -95,11 +95,9 @@ func (s *Session) fltRequest(frames []int) (RunRequest, []int) {
 func (s *Session) adopt(run *Run, values []int) *replay {
 	rp := s.replayOf(run)
 	got := s.takeValues(run.Rec.Trace, values)
-	for j, flt := range rp.flts {
-		s.flts[j] = flt
-	}
+	s.flts.putAll(rp.flts)
 	if len(rp.flts) > 0 {
-		s.emit(Event{Session: s.ID, Kind: "flt_ready", FLTs: len(s.flts)})
+		s.emit(Event{Session: s.ID, Kind: "flt_ready", FLTs: s.flts.len()})
 	}
 	if rp.differ != "" {
 		s.log.Debug("re-run differed from the recording", "run", filepath.Base(run.Dir), "where", rp.differ)
@@ -121,7 +119,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	defer end()
 	var want []int
 	for _, j := range frames {
-		if _, ok := s.flts[j]; !ok && s.trace.Frame(j) != nil {
+		if !s.flts.has(j) && s.trace.Frame(j) != nil {
 			want = append(want, j)
 		}
 	}
@@ -136,7 +134,7 @@ func (s *Session) recordFLTs(ctx context.Context, frames []int, purpose string) 
 	rp := s.adopt(run, values)
 	sort.Ints(want)
 	for _, j := range want {
-		if _, ok := s.flts[j]; !ok {
+		if !s.flts.has(j) {
 			return adi.NotFoundf("cannot record the FLT of %s: %s; the editor's run cannot be replayed", s.trace.Frames[j].FID(), rp.why(s, run, j))
 		}
 	}

@@ -27,9 +27,8 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 	if err != nil {
 		return nil, err
 	}
-	for j, flt := range run.Rec.FLTs { // eager and focus FLTs: the recording itself, nothing to replay
-		s.flts[j] = flt
-	}
+	s.flts.putAll(run.Rec.FLTs) // eager and focus FLTs: the recording itself, nothing to replay
+	run.Rec.FLTs = nil          // the store holds them packed
 	s.base = run
 	s.trace = run.Rec.Trace
 	s.trace.Root = prog.Root
@@ -64,7 +63,7 @@ func newSessionDir(ctx context.Context, opts Options, cfg SessionConfig) (*Sessi
 	}
 	s := &Session{
 		ID: cfg.ID, Dir: cfg.Dir, Opts: opts, log: cfg.Log, prog: prog, target: tg, emit: cfg.Events,
-		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
+		hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
 		created: time.Now(), isLive: cfg.Live,
 	}
 	s.rn = &runner{prog: prog, dir: filepath.Join(cfg.Dir, "runs"), log: cfg.Log}
@@ -98,7 +97,7 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 	}
 	s := &Session{
 		ID: meta.ID, Dir: dir, Opts: meta.Options, log: log, prog: prog, target: tg, emit: events,
-		flts: map[int]*adi.FLT{}, hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
+		hits: adi.Hits{}, condErr: map[adi.Breakpoint]string{},
 		created: meta.Created, isLive: meta.Live,
 	}
 	runsDir := filepath.Join(dir, "runs")
@@ -119,9 +118,8 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 	s.trace = base.Rec.Trace
 	s.trace.Root = prog.Root
 	s.state = adi.NewState(s.trace)
-	for k, flt := range base.Rec.FLTs {
-		s.flts[k] = flt
-	}
+	s.flts.putAll(base.Rec.FLTs)
+	base.Rec.FLTs = nil
 	for _, n := range runs[1:] {
 		dir := filepath.Join(runsDir, fmt.Sprintf("%04d", n))
 		kept, values, ok, err := loadKept(dir)
@@ -137,7 +135,7 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 		}
 		for k, flt := range kept {
 			if s.trace.Frame(k) != nil {
-				s.flts[k] = flt
+				s.flts.put(k, flt)
 			}
 		}
 		for k, v := range values {

@@ -138,7 +138,7 @@ func (s *Session) NewLiveRun() (string, error) {
 	s.base = &Run{Dir: dir, Debug: true, Live: true, ExitCode: -1, Rec: &probe.Recording{Trace: t, FLTs: map[int]*adi.FLT{}}}
 	s.snap.Unlock()
 	s.state = adi.NewState(t)
-	clear(s.flts)
+	s.flts.reset()
 	clear(s.hits)
 	clear(s.condErr)
 	s.saveState()
@@ -191,14 +191,13 @@ func (s *Session) takeRecording(rec *probe.Recording, run *Run, flts bool) {
 		s.state.Cur = 0
 	}
 	if flts {
-		for j, flt := range rec.FLTs {
-			s.flts[j] = flt
-		}
+		s.flts.putAll(rec.FLTs)
+		rec.FLTs = nil
 	}
 	if rec.Trace.Len() != old {
 		clear(s.hits)
 		clear(s.condErr)
-		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(run.Dir), Frames: rec.Trace.Len(), FLTs: len(s.flts)})
+		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(run.Dir), Frames: rec.Trace.Len(), FLTs: s.flts.len()})
 	}
 	s.refreshInfo()
 }

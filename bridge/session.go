@@ -50,7 +50,7 @@ type Session struct {
 	base    *Run
 	trace   *adi.Trace
 	state   *adi.State
-	flts    map[int]*adi.FLT
+	flts    fltStore                  // the FLTs recorded so far, by index in T
 	hits    adi.Hits                  // condition results, by breakpoint
 	condErr map[adi.Breakpoint]string // first error each condition raised
 	closed  bool
@@ -176,7 +176,7 @@ func (s *Session) refreshInfo() {
 		cur = f.FID().String()
 	}
 	s.info.Store(&Info{
-		ID: s.ID, Command: s.Opts.Command, Dir: s.prog.Dir, Frames: s.trace.Len(), FLTs: len(s.flts),
+		ID: s.ID, Command: s.Opts.Command, Dir: s.prog.Dir, Frames: s.trace.Len(), FLTs: s.flts.len(),
 		Current: cur, ExitCode: s.base.ExitCode, Partial: s.trace.Partial, Closed: s.closed,
 		Created: s.created, LastUsed: time.Now(), Breakpoint: len(s.state.Breakpoints),
 	})
