@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -40,12 +41,14 @@ type RealRepoRow struct {
 	// the session adds to the daemon's resident memory after the six (the daemon's VmRSS, read once
 	// it has returned freed memory to the system, less an idle daemon's). It includes the one-time
 	// warm-up of a new daemon's runtime (the GC's metadata, type caches, more of the binary paged
-	// in), so RSSNext is what one more session adds: a second session of the workload, through the
-	// same six commands, on the daemon that still serves the first (the daemon's VmRSS after them,
-	// less its VmRSS just before, both settled), of DiskNext on disk after its first command.
-	// N sessions cost the daemon about RSS + (N-1) × RSSNext.
+	// in), so RSSNext is what one more session adds: more sessions of the workload, each through
+	// the same six commands, on the daemon that still serves the first (the daemon's VmRSS after
+	// the last of them, less its VmRSS before the first, both settled, ÷ their number), of
+	// DiskNext on disk after its first command; RSSNextLow and RSSNextHigh are the least and the
+	// most one of them added. N sessions cost the daemon about RSS + (N-1) × RSSNext.
 	DiskFirst, DiskSix, RSS int64
 	DiskNext, RSSNext       int64
+	RSSNextLow, RSSNextHigh int64
 	// Failed lists the commands that did not answer, with their error line; Notes says what else
 	// went wrong.
 	Failed []string
@@ -334,17 +337,22 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 
 	// One more session of the workload on this daemon, which still serves the first: its first
 	// command is the warm one, then the same five; what it adds to the daemon is a session's
-	// marginal memory. A single one swings by a third from run to run (which pages the
-	// collector's spans and metadata happen to need), so moreSessions are added, one after the
-	// other, and the table gives the medians of what each added and of their warm first commands.
+	// marginal memory. What a single one adds swings by hundreds of kB from session to session
+	// (which pages the collector's spans and metadata happen to need, and a swing up is paid back
+	// by the next session's swing down), so moreSessions are added, one after the other, and
+	// one more session's memory is what they added together divided by their number (the
+	// daemon's VmRSS after the last, less before the first: the swings in between cancel); the
+	// smallest and largest single additions are kept for the table, and the warm first command
+	// is the median of theirs.
 	target := r.File + ":" + r.Func
 	var adds []int64
 	var warms []time.Duration
+	start, err := c.settledMemory(ctx)
+	if err != nil {
+		return err
+	}
+	before := start
 	for i := 1; i <= moreSessions; i++ {
-		before, err := c.settledMemory(ctx)
-		if err != nil {
-			return err
-		}
 		next := fmt.Sprintf("bench-warm-%d", i)
 		warm, err := c.run(ctx, "", "call-tree", "--session", next, r.command())
 		if err != nil {
@@ -368,15 +376,19 @@ func (e *Env) realSession(ctx context.Context, exe string, r RealRepo, w *Worklo
 		if err != nil {
 			return err
 		}
-		adds = append(adds, max(after-before, 0))
+		adds = append(adds, after-before)
+		before = after
 	}
-	row.Warm, row.RSSNext = median(warms), median(adds)
+	row.Warm = median(warms)
+	row.RSSNext = max((before-start)/moreSessions, 0)
+	row.RSSNextLow, row.RSSNextHigh = slices.Min(adds), slices.Max(adds)
 	return nil
 }
 
 // moreSessions is how many more sessions of a workload are added to the daemon that serves its
-// first, for the warm first command and one more session's memory (medians).
-const moreSessions = 3
+// first, for the warm first command (their median) and one more session's memory (what they
+// added together ÷ moreSessions).
+const moreSessions = 5
 
 // stop stops the state directory's daemon with `adi stop`, and ends it if it is still there
 // (it is a process this benchmark started).

@@ -26,7 +26,7 @@ func (r *Report) realRepos(b *strings.Builder, bars *[]bar) {
 	}
 	b.WriteString("### Real repositories: adi's CLI on seven libraries and a pytest run, against the artifact's method\n\n")
 	b.WriteString(realIntro)
-	b.WriteString("| library | function (frames used) | calls in T | plain run | first command, cold | first command, warm | `break f#2` | navigation | exec | artifact, per command | artifact, exec | disk: first recording → after six | session's memory in the daemon: first on a new daemon / one more | every command answered |\n")
+	b.WriteString("| library | function (frames used) | calls in T | plain run | first command, cold | first command, warm | `break f#2` | navigation | exec | artifact, per command | artifact, exec | disk: first recording → after six | session's memory in the daemon: first on a new daemon / one more (least to most one added) | every command answered |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, row := range rows {
 		b.WriteString(realTimesRow(row))
@@ -66,7 +66,7 @@ var realIntro = "Each workload is the Debian package (python3-requests, -flask, 
 	"Navigation is the median of the continue and prev answered from the recording (those that ran the target are counted apart). " +
 	"Disk is the session's directory under ADI_STATE_DIR. Memory is the `adi serve` daemon's VmRSS, each read 2.5 s after the last command, once the daemon has returned freed memory to the system: " +
 	"first, what the session adds after its six commands to a new daemon (less an idle daemon's), which includes the one-time warm-up of the daemon's runtime (the collector's metadata, type caches, more of the binary paged in); " +
-	"then what one more session adds: another session of the workload (its first command is the warm one) through the same six commands, on the daemon that still serves the first (VmRSS after, less VmRSS just before), " + moreSessionsText + " of them one after the other, and the median of what each added. " +
+	"then what one more session adds: " + moreSessionsText + " more sessions of the workload (the first command of each is the warm one), each through the same six commands, one after the other on the daemon that still serves the first; one more session's memory is what they added together (VmRSS after the last, less VmRSS before the first) divided by " + moreSessionsText + ", and in parentheses are the least and the most a single one added (a session that makes the daemon's heap grow adds more, and the next one less: the sum cancels these swings, where a median of single additions kept them). " +
 	"N sessions cost the daemon about the first plus N-1 times one more; the bar is judged on one more, against that session's first recording on disk. " +
 	"The artifact's method is bench/python/peer_standin.py: a re-run with a tracer that records FUNC#2 (per command) or runs STMT in FUNC#1 (exec). " +
 	"A command answered when it exited 0, or 1 with an answer on stdout; an error such as \"cannot record the FLT of\" is no answer. " +
@@ -94,7 +94,27 @@ func realTimesRow(r *RealRepoRow) string {
 		r.Repo.Name, r.Repo.File+":"+r.Repo.Func, thousands(r.Calls), dur(r.Plain),
 		noAnswer(dur(r.Cold), r.Broke("first")), dur(r.Warm), noAnswer(rerun, r.Broke("rerun")), nav,
 		noAnswer(dur(r.Exec), r.Broke("exec")), dur(r.PeerFLT), dur(r.PeerExec),
-		size(r.DiskFirst), size(r.DiskSix), size(r.RSS)+" / "+size(r.RSSNext), answered)
+		size(r.DiskFirst), size(r.DiskSix), size(r.RSS)+" / "+size(r.RSSNext)+nextRange(r), answered)
+}
+
+// nextRange renders the least and the most a single more session added, when measured.
+func nextRange(r *RealRepoRow) string {
+	if r.RSSNextLow == 0 && r.RSSNextHigh == 0 {
+		return ""
+	}
+	return " (" + signedSize(r.RSSNextLow) + " to " + signedSize(r.RSSNextHigh) + ")"
+}
+
+// signedSize is size for an amount that may be negative (what one session added to a daemon's
+// resident memory, when the session before had left more of it in use), and 0 B for none.
+func signedSize(n int64) string {
+	switch {
+	case n < 0:
+		return "−" + size(-n)
+	case n == 0:
+		return "0 B"
+	}
+	return size(n)
 }
 
 // noAnswer marks a time whose command did not answer.

@@ -82,7 +82,8 @@ func realRowFixture() []*RealRepoRow {
 	ok := &RealRepoRow{Repo: RealRepos[0], Calls: 6199, Plain: 100 * time.Millisecond, Cold: 1200 * time.Millisecond,
 		Warm: 700 * time.Millisecond, Rerun: 600 * time.Millisecond, Reran: true, Nav: 20 * time.Millisecond, NavN: 5,
 		Exec: 900 * time.Millisecond, PeerFLT: 300 * time.Millisecond, PeerExec: 450 * time.Millisecond,
-		DiskFirst: 2_000_000, DiskSix: 3_000_000, RSS: 40_000_000, DiskNext: 2_000_000, RSSNext: 1_500_000}
+		DiskFirst: 2_000_000, DiskSix: 3_000_000, RSS: 40_000_000, DiskNext: 2_000_000, RSSNext: 1_500_000,
+		RSSNextLow: -200_000, RSSNextHigh: 2_900_000}
 	bad := &RealRepoRow{Repo: RealRepos[3], Calls: 4866, Plain: 200 * time.Millisecond, Cold: 2 * time.Second,
 		Warm: time.Second, Rerun: 500 * time.Millisecond, Exec: 800 * time.Millisecond,
 		PeerFLT: 400 * time.Millisecond, PeerExec: 400 * time.Millisecond, DiskFirst: 4_000_000, DiskSix: 4_400_000, RSS: 30_000_000, DiskNext: 4_000_000, RSSNext: 3_000_000}
@@ -94,7 +95,7 @@ func realRowFixture() []*RealRepoRow {
 // TestRealReportRows checks the rendered rows of both tables, exactly.
 func TestRealReportRows(t *testing.T) {
 	rows := realRowFixture()
-	assert.Equal(t, "| requests | `requests/models.py:PreparedRequest.prepare_url` (#1, #2) | 6,199 | 100 ms | 1.20 s | 700 ms | 600 ms | 20 ms | 900 ms | 300 ms | 450 ms | 2 MB → 3 MB | 40 MB / 1.5 MB | yes |\n",
+	assert.Equal(t, "| requests | `requests/models.py:PreparedRequest.prepare_url` (#1, #2) | 6,199 | 100 ms | 1.20 s | 700 ms | 600 ms | 20 ms | 900 ms | 300 ms | 450 ms | 2 MB → 3 MB | 40 MB / 1.5 MB (−200 kB to 2.9 MB) | yes |\n",
 		realTimesRow(rows[0]))
 	assert.Equal(t, "| django | `django/template/base.py:Variable.resolve` (#1, #2) | 4,866 | 200 ms | 2.00 s | 1.00 s | 500 ms, no answer | — | 800 ms | 400 ms | 400 ms | 4 MB → 4.4 MB | 30 MB / 3 MB | NO (1 failed) |\n",
 		realTimesRow(rows[1]))

@@ -18,21 +18,31 @@ import (
 type fltStore struct {
 	packed map[int][]byte
 	recent map[int]weak.Pointer[adi.FLT]
+	ended  map[int]bool // the frames whose stored FLT was read to its end
 }
 
 // put stores the FLT of T[j], replacing the one stored before.
 func (fs *fltStore) put(j int, flt *adi.FLT) {
 	if fs.packed == nil {
-		fs.packed, fs.recent = map[int][]byte{}, map[int]weak.Pointer[adi.FLT]{}
+		fs.packed, fs.recent, fs.ended = map[int][]byte{}, map[int]weak.Pointer[adi.FLT]{}, map[int]bool{}
 	}
 	fs.packed[j] = fltpack.Pack(flt)
 	fs.remember(j, flt)
+	if flt.Ended {
+		fs.ended[j] = true
+	} else {
+		delete(fs.ended, j)
+	}
 }
 
-// putAll stores flts, by index in T.
+// putAll stores flts, by index in T, but for those whose stored FLT was read to its end as they
+// were: an FLT that has ended does not change, and a live session reads every FLT of its
+// recording again as the recording grows (live.go).
 func (fs *fltStore) putAll(flts map[int]*adi.FLT) {
 	for j, flt := range flts {
-		fs.put(j, flt)
+		if !(flt.Ended && fs.ended[j]) {
+			fs.put(j, flt)
+		}
 	}
 }
 
@@ -67,6 +77,7 @@ func (fs *fltStore) len() int { return len(fs.packed) }
 func (fs *fltStore) reset() {
 	clear(fs.packed)
 	clear(fs.recent)
+	clear(fs.ended)
 }
 
 // remember keeps a weak pointer to the decoded FLT of T[j], first dropping those the collector

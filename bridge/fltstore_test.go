@@ -48,3 +48,26 @@ func TestFLTStore(t *testing.T) {
 		t.Errorf("after reset: has(4) %v, len %d", fs.has(4), fs.len())
 	}
 }
+
+// TestFLTStorePutAll: an FLT read to its end is not stored again (a live session reads every FLT
+// of its growing recording at each refresh); one still growing is replaced.
+func TestFLTStorePutAll(t *testing.T) {
+	var fs fltStore
+	growing := &adi.FLT{Frame: 1, Steps: []adi.Step{{Line: 2, Stmt: "a = 1"}}}
+	ended := &adi.FLT{Frame: 2, Ended: true, Steps: []adi.Step{{Line: 5, Stmt: "return 1"}}}
+	fs.putAll(map[int]*adi.FLT{1: growing, 2: ended})
+	packedEnded := fs.packed[2]
+	longer := &adi.FLT{Frame: 1, Ended: true, Steps: []adi.Step{{Line: 2, Stmt: "a = 1"}, {Line: 3, Stmt: "return a"}}}
+	again := &adi.FLT{Frame: 2, Ended: true, Steps: []adi.Step{{Line: 5, Stmt: "return 1"}}}
+	fs.putAll(map[int]*adi.FLT{1: longer, 2: again})
+	if &fs.packed[2][0] != &packedEnded[0] {
+		t.Error("an FLT read to its end was packed again")
+	}
+	runtime.GC()
+	if got, _ := fs.get(1); !reflect.DeepEqual(got, longer) {
+		t.Errorf("the growing FLT: got %+v, want the longer one %+v", got, longer)
+	}
+	if got, _ := fs.get(2); !reflect.DeepEqual(got, ended) {
+		t.Errorf("the ended FLT: got %+v, want %+v", got, ended)
+	}
+}

@@ -646,8 +646,12 @@ func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error)
 	return d.args.get(int32Field(cid), d.scratch, fps, names, cd != nil), nil
 }
 
-// codeChunk bounds the chunks of Codes newCode cuts them from.
-const codeChunk = 64
+// codeChunk bounds the chunks of Codes newCode cuts them from, outcomeChunk those of the
+// Outcomes build makes.
+const (
+	codeChunk    = 64
+	outcomeChunk = 256
+)
 
 // newCode returns a Code for a code record, cut from a chunk (see slab): the code records are read
 // among the call records.
@@ -972,17 +976,21 @@ func (d *decoder) build() (gap bool, err error) {
 	counts := make([]int32, len(d.funcSlot)) // invocations of each function so far (code.slot)
 	// frames that returned the same repr share one Outcome (most return None, True, a small int)
 	returned := map[string]*adi.Outcome{}
+	var outcomes slab[adi.Outcome] // cut from chunks, as the Arguments are (slab)
 	outcome := func(status adi.Status, ret string, exc *adi.Exception) *adi.Outcome {
 		switch status {
 		case adi.Returned:
 			o := returned[ret]
 			if o == nil {
-				o = adi.Returning(ret)
+				o = &outcomes.take(1, outcomeChunk)[0]
+				o.Return = ret
 				returned[ret] = o
 			}
 			return o
 		case adi.Raised:
-			return adi.Raising(exc)
+			o := &outcomes.take(1, outcomeChunk)[0]
+			o.Exception = exc
+			return o
 		}
 		return adi.NoOutcome
 	}

@@ -1,10 +1,10 @@
 package probe
 
-// slab hands out the elements a recording keeps (argument lists, their Args, Codes) cut from
-// chunks of its own: one allocation for many of them, and none of them among the decoding's
-// garbage, where each would pin a span for as long as the trace lives. The chunks grow
-// geometrically, from 16 elements to max: a small recording (a session of a few calls) does not
-// keep a big chunk it barely uses, and a big one makes few allocations. Elements are never
+// slab hands out the elements a recording keeps (argument lists, their Args, Codes, Outcomes)
+// cut from chunks of its own: one allocation for many of them, and none of them among the
+// decoding's garbage, where each would pin a span for as long as the trace lives. The chunks
+// grow geometrically, from 16 elements to max: a small recording (a session of a few calls) does
+// not keep a big chunk it barely uses, and a big one makes few allocations. Elements are never
 // handed out twice, so what holds them may keep them for good.
 type slab[T any] struct {
 	free []T // the free end of the current chunk
