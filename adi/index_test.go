@@ -46,3 +46,19 @@ func TestIndexFunctions(t *testing.T) {
 	assert.Equal(t, []int32{0, 2, 3}, two.Invocations("m:f"))
 	assert.Equal(t, []int32{1}, two.Invocations("m:g"))
 }
+
+// TestCodeKind: every kind the probe writes reads back as itself, and a name adi does not know is
+// a plain function's.
+func TestCodeKind(t *testing.T) {
+	for _, name := range []string{"", "generator", "coroutine", "async generator", "class"} {
+		if got := ParseCodeKind(name).String(); got != name {
+			t.Errorf("ParseCodeKind(%q).String() = %q", name, got)
+		}
+	}
+	if k := ParseCodeKind("lambda"); k != PlainCode {
+		t.Errorf("ParseCodeKind(lambda) = %d, want PlainCode", k)
+	}
+	if s := CodeKind(200).String(); s != "" {
+		t.Errorf("CodeKind(200).String() = %q, want \"\"", s)
+	}
+}

@@ -42,7 +42,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 	s := FrameSummary{
 		FID: f.FID().String(), Frame: j, CallLine: int(f.CallLine), File: f.File, Line: int(f.Line),
 		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: t.Yields(j),
-		Kind:    f.Code.Kind,
+		Kind:    f.Code.Kind.String(),
 		Target:  f.File + ":" + ShortName(f.FID().Func) + "#" + strconv.Itoa(f.FID().Index),
 		Running: t.Live && f.Status == Unfinished,
 	}

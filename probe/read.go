@@ -669,7 +669,8 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		c.def = d.newCode()
 		*c.def = adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
 		if len(rec) > 5 { // probes since issue 13 write what the code is
-			c.def.Kind, _ = rec[5].(string)
+			kind, _ := rec[5].(string)
+			c.def.Kind = adi.ParseCodeKind(kind)
 		}
 		slot, ok := d.funcSlot[c.fn]
 		if !ok {
