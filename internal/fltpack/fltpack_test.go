@@ -60,14 +60,7 @@ func TestRoundTrip(t *testing.T) {
 // invocations of 145 steps, their dicts of distances changing at every step) and checks that
 // they unpack equal and pack to less than a fifth of their JSON.
 func TestRoundTripRecorded(t *testing.T) {
-	raw, err := os.ReadFile("testdata/networkx_dijkstra.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flts map[int]*adi.FLT
-	if err := json.Unmarshal(raw, &flts); err != nil {
-		t.Fatal(err)
-	}
+	flts := recorded(t)
 	if len(flts) != 2 {
 		t.Fatalf("%d FLTs in the file, want 2", len(flts))
 	}
@@ -123,19 +116,26 @@ func FuzzUnpack(f *testing.F) {
 }
 
 func BenchmarkUnpack(b *testing.B) {
-	raw, err := os.ReadFile("testdata/networkx_dijkstra.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var flts map[int]*adi.FLT
-	if err := json.Unmarshal(raw, &flts); err != nil {
-		b.Fatal(err)
-	}
-	p := Pack(flts[2163])
+	p := Pack(recorded(b)[2163])
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Unpack(p); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// recorded returns the FLTs of testdata/networkx_dijkstra.json (a session's flts.json: the FLTs
+// a re-run recorded of two invocations of networkx's _dijkstra_multisource), by index in T.
+func recorded(tb testing.TB) map[int]*adi.FLT {
+	tb.Helper()
+	raw, err := os.ReadFile("testdata/networkx_dijkstra.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var flts map[int]*adi.FLT
+	if err := json.Unmarshal(raw, &flts); err != nil {
+		tb.Fatal(err)
+	}
+	return flts
 }
