@@ -229,9 +229,10 @@ func (x *External) Finish(exitCode int) error {
 	if err := saveOutput(run); err != nil {
 		return err
 	}
+	flts := len(rec.FLTs) // (the session takes them, packed)
 	x.adoptRecording(rec, run.ExitCode, run)
 	x.s.emit(Event{Session: x.s.ID, Kind: "run_finished", Run: filepath.Base(x.RunDir), Purpose: ExternalPurpose,
-		Frames: rec.Trace.Len(), FLTs: len(rec.FLTs)})
+		Frames: rec.Trace.Len(), FLTs: flts})
 	return nil
 }
 

@@ -53,11 +53,15 @@ func TestDAPProxyEditorWatch(t *testing.T) {
 	p := startProxy(t, proxyOptions{record: true, rerun: 5 * time.Second})
 	var mu sync.Mutex
 	var started []string // the purposes of the runs that started
+	finishedFLTs := -1   // the FLTs the editor's run_finished counted
 	cancel := p.mgr.Subscribe(func(ev bridge.Event) {
-		if ev.Kind == "run_started" {
-			mu.Lock()
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case ev.Kind == "run_started":
 			started = append(started, ev.Purpose)
-			mu.Unlock()
+		case ev.Kind == "run_finished" && ev.Purpose == bridge.ExternalPurpose:
+			finishedFLTs = ev.FLTs
 		}
 	})
 	defer cancel()
@@ -135,6 +139,7 @@ func TestDAPProxyEditorWatch(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Equal(t, []string{bridge.ExternalPurpose}, started, "no run but the editor's")
+	assert.Equal(t, 2, finishedFLTs, "the editor's run_finished counts the FLTs its run recorded")
 }
 
 // wantWorkFLT is adi/flt's answer for work#3 (x = 2).
