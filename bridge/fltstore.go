@@ -58,6 +58,7 @@ func (fs *fltStore) get(j int) (*adi.FLT, bool) {
 	flt, err := fltpack.Unpack(b)
 	if err != nil { // bytes Pack made always unpack; if not, the FLT is recorded again
 		delete(fs.packed, j)
+		delete(fs.ended, j)
 		return nil, false
 	}
 	fs.remember(j, flt)

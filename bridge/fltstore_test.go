@@ -39,9 +39,14 @@ func TestFLTStore(t *testing.T) {
 	if _, ok := fs.get(5); ok {
 		t.Error("get(5) found an FLT never put")
 	}
-	fs.packed[6] = []byte{9} // not packed by fltpack: treated as not stored, so that it is recorded again
+	fs.packed[6], fs.ended[6] = []byte{9}, true // not packed by fltpack: not stored, so that it is recorded again
 	if _, ok := fs.get(6); ok || fs.has(6) {
 		t.Errorf("a corrupt FLT: get ok %v, has %v; want false, false", ok, fs.has(6))
+	}
+	again := &adi.FLT{Frame: 6, Ended: true, Steps: []adi.Step{}}
+	fs.putAll(map[int]*adi.FLT{6: again})
+	if got, ok := fs.get(6); !ok || got != again {
+		t.Error("the FLT recorded again for a corrupt one was not stored")
 	}
 	fs.reset()
 	if fs.has(4) || fs.len() != 0 {
