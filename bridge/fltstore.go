@@ -10,7 +10,7 @@ import (
 // fltStore holds a session's FLTs, by index in T, packed (internal/fltpack): a daemon keeps its
 // sessions for hours, and an FLT decoded holds 128 bytes a step before its changes, where packed
 // a step is a few bytes (networkx's `_dijkstra_multisource`, 145 steps: 36 kB decoded, 4 kB
-// packed). A command unpacks the FLT it shows (30 µs for that one). An FLT put or unpacked
+// packed). A command unpacks the FLT it shows (17 µs for that one). An FLT put or unpacked
 // stays reachable weakly until the collector next runs, so that the commands of a burst unpack
 // each FLT once, and a daemon that has gone idle (it collects then: memory.go) keeps none
 // decoded. FLTs are never written once stored, which makes handing out one copy to every

@@ -7,7 +7,8 @@
 // refer to a table of the FLT's distinct strings (a loop's statement, a value that did not
 // change), so that what a session keeps of networkx's `_dijkstra_multisource` shrinks about
 // sevenfold. Unpacking makes one allocation per kind of element (all steps, all changes, all
-// callees, ...) and one for all the strings, whatever the FLT's length.
+// callees, ...; the packed FLT counts them) and one for all the strings, whatever the FLT's
+// length, in one pass.
 //
 // The format is this process's only: it is never written to disk or sent, so it carries no
 // version. It runs no goroutines.
@@ -45,6 +46,7 @@ func Pack(flt *adi.FLT) []byte {
 	}
 	p.optStr(flt.Return)
 	p.count(len(flt.Steps), flt.Steps == nil)
+	var t totals
 	for i := range flt.Steps {
 		st := &flt.Steps[i]
 		var flags byte
@@ -53,16 +55,22 @@ func Pack(flt *adi.FLT) []byte {
 		}
 		if st.Yield != nil {
 			flags |= hasYield
+			t[yields]++
 		}
 		if st.Raise != nil {
 			flags |= hasRaise
+			t[raises]++
 		}
 		if st.Test != nil {
 			flags |= hasTest
+			t[tests]++
 			if *st.Test {
 				flags |= testTrue
 			}
 		}
+		t[changes] += len(st.Changes)
+		t[callees] += len(st.Callees)
+		t[loops] += len(st.Loop)
 		p.body = append(p.body, flags)
 		p.varint(int64(st.Line))
 		p.str(st.Stmt)
@@ -92,14 +100,18 @@ func Pack(flt *adi.FLT) []byte {
 			p.varint(int64(st.Raise.Line))
 		}
 	}
-	// the strings first (their count, each one's length, then their bytes), then the body, in
-	// one allocation of the exact size: it is kept as long as the session
+	// the strings first (their count, each one's length, then their bytes), then how many
+	// elements of each kind the steps hold (so that Unpack makes one allocation a kind in one
+	// pass), then the body, in one allocation of the exact size: it is kept as long as the session
 	var head []byte
 	head = binary.AppendUvarint(head, uint64(len(p.order)))
 	n := 0
 	for _, s := range p.order {
 		head = binary.AppendUvarint(head, uint64(len(s)))
 		n += len(s)
+	}
+	for _, k := range t {
+		head = binary.AppendUvarint(head, uint64(k))
 	}
 	out := make([]byte, 0, len(head)+n+len(p.body))
 	out = append(out, head...)
@@ -108,6 +120,19 @@ func Pack(flt *adi.FLT) []byte {
 	}
 	return append(out, p.body...)
 }
+
+// totals counts the elements of each kind that an FLT's steps hold, by kind (changes, ...).
+type totals [6]int
+
+// The kinds of element totals counts.
+const (
+	changes = iota
+	callees
+	loops
+	yields
+	raises
+	tests
+)
 
 // packer collects a packed FLT's body and its table of distinct strings.
 type packer struct {
@@ -188,6 +213,12 @@ func Unpack(b []byte) (flt *adi.FLT, err error) {
 		lens[i] = int(l)
 		total += int(l)
 	}
+	var t totals
+	for i := range t {
+		if t[i] = int(u.uvarint()); t[i] > len(b) { // every element takes a byte at least
+			return nil, fmt.Errorf("%w: %d elements in %d bytes", ErrCorrupt, t[i], len(b))
+		}
+	}
 	if total > len(u.b) {
 		return nil, fmt.Errorf("%w: %d bytes of strings in %d", ErrCorrupt, total, len(u.b))
 	}
@@ -197,7 +228,6 @@ func Unpack(b []byte) (flt *adi.FLT, err error) {
 	for i, l := range lens {
 		u.strs[i], all = all[:l], all[l:]
 	}
-	// first pass: count what the steps hold, so that each kind of element is one allocation
 	flt = &adi.FLT{Frame: int(u.varint()), Dropped: int(u.uvarint()), Ended: u.byte() != 0}
 	if na, ok := u.count(); ok {
 		flt.Args = make([]adi.Arg, na)
@@ -207,59 +237,11 @@ func Unpack(b []byte) (flt *adi.FLT, err error) {
 	}
 	flt.Return = u.optStr()
 	ns, stepsOK := u.count()
-	steps := u.b
-	var nc, ncallee, nloop, nyield, nraise, ntest int
-	for range ns {
-		flags := u.byte()
-		u.varint()
-		u.str()
-		if k, _ := u.count(); k > 0 {
-			nc += k
-			for range 5 * k {
-				u.str()
-			}
-		}
-		if k, _ := u.count(); k > 0 {
-			ncallee += k
-			for range k {
-				u.varint()
-			}
-		}
-		if k, _ := u.count(); k > 0 {
-			nloop += k
-			for range 2 * k {
-				u.varint()
-			}
-		}
-		if flags&hasYield != 0 {
-			nyield++
-			u.str()
-		}
-		if flags&hasRaise != 0 {
-			nraise++
-			u.str()
-			u.str()
-			u.varint()
-		}
-		if flags&hasTest != 0 {
-			ntest++
-		}
+	if stepsOK {
+		flt.Steps = make([]adi.Step, ns)
 	}
-	if len(u.b) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after its last step", ErrCorrupt, len(u.b))
-	}
-	if !stepsOK {
-		return flt, nil
-	}
-	// second pass: fill them
-	u.b = steps
-	flt.Steps = make([]adi.Step, ns)
-	changes := make([]adi.Change, nc)
-	callees := make([]int, ncallee)
-	loops := make([]adi.LoopPos, nloop)
-	yields := make([]string, nyield)
-	raises := make([]adi.Exception, nraise)
-	tests := make([]bool, ntest)
+	chs, cls, lps := make([]adi.Change, t[changes]), make([]int, t[callees]), make([]adi.LoopPos, t[loops])
+	ys, rs, ts := make([]string, t[yields]), make([]adi.Exception, t[raises]), make([]bool, t[tests])
 	for i := range flt.Steps {
 		st := &flt.Steps[i]
 		flags := u.byte()
@@ -267,35 +249,38 @@ func Unpack(b []byte) (flt *adi.FLT, err error) {
 		st.Line = int(u.varint())
 		st.Stmt = u.str()
 		if k, ok := u.count(); ok {
-			st.Changes, changes = changes[:k:k], changes[k:]
+			st.Changes = cut(&chs, k)
 			for c := range st.Changes {
 				st.Changes[c] = adi.Change{Name: u.str(), Path: u.str(), Old: u.str(), New: u.str(), Kind: adi.ChangeKind(u.str())}
 			}
 		}
 		if k, ok := u.count(); ok {
-			st.Callees, callees = callees[:k:k], callees[k:]
+			st.Callees = cut(&cls, k)
 			for c := range st.Callees {
 				st.Callees[c] = int(u.varint())
 			}
 		}
 		if k, ok := u.count(); ok {
-			st.Loop, loops = loops[:k:k], loops[k:]
+			st.Loop = cut(&lps, k)
 			for c := range st.Loop {
 				st.Loop[c] = adi.LoopPos{Header: int(u.varint()), Iteration: int(u.varint())}
 			}
 		}
 		if flags&hasYield != 0 {
-			yields[0] = u.str()
-			st.Yield, yields = &yields[0], yields[1:]
+			st.Yield = &cut(&ys, 1)[0]
+			*st.Yield = u.str()
 		}
 		if flags&hasRaise != 0 {
-			raises[0] = adi.Exception{Type: u.str(), Message: u.str(), Line: int(u.varint())}
-			st.Raise, raises = &raises[0], raises[1:]
+			st.Raise = &cut(&rs, 1)[0]
+			*st.Raise = adi.Exception{Type: u.str(), Message: u.str(), Line: int(u.varint())}
 		}
 		if flags&hasTest != 0 {
-			tests[0] = flags&testTrue != 0
-			st.Test, tests = &tests[0], tests[1:]
+			st.Test = &cut(&ts, 1)[0]
+			*st.Test = flags&testTrue != 0
 		}
+	}
+	if len(u.b) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after its last step", ErrCorrupt, len(u.b))
 	}
 	return flt, nil
 }
@@ -305,9 +290,20 @@ func Unpack(b []byte) (flt *adi.FLT, err error) {
 type corrupt string
 
 const (
-	errShort = corrupt("it ends early")
-	errIndex = corrupt("a string past the end of its table")
+	errShort  = corrupt("it ends early")
+	errIndex  = corrupt("a string past the end of its table")
+	errTotals = corrupt("its steps hold more elements than it counts")
 )
+
+// cut returns the next k elements of *s, taking them from it.
+func cut[T any](s *[]T, k int) []T {
+	if k > len(*s) {
+		panic(errTotals)
+	}
+	e := (*s)[:k:k]
+	*s = (*s)[k:]
+	return e
+}
 
 // unpacker reads a packed FLT's body.
 type unpacker struct {

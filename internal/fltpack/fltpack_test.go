@@ -83,6 +83,13 @@ func TestUnpackCorrupt(t *testing.T) {
 			t.Fatalf("Unpack of the first %d of %d bytes: %v, want ErrCorrupt", n, len(b), err)
 		}
 	}
+	// a step with one change, in an FLT that counts none: its strings are "" and "a" (the count
+	// and two lengths, bytes 0-2), then the count of changes (byte 3)
+	fewer := Pack(&adi.FLT{Steps: []adi.Step{{Changes: []adi.Change{{Name: "a"}}}}})
+	if fewer[3] != 1 {
+		t.Fatalf("the packed FLT's changes are not counted at byte 3: % x", fewer)
+	}
+	fewer[3] = 0
 	for _, c := range []struct {
 		b    []byte
 		want string
@@ -90,9 +97,11 @@ func TestUnpackCorrupt(t *testing.T) {
 		{nil, "fltpack: corrupt packed FLT: it ends early"},
 		{[]byte{5}, "fltpack: corrupt packed FLT: 5 strings in 1 bytes"},
 		{[]byte{1, 100, 'a'}, "fltpack: corrupt packed FLT: a string of 100 bytes"},
-		{[]byte{1, 2, 'a'}, "fltpack: corrupt packed FLT: 2 bytes of strings in 1"},
+		{[]byte{1, 2, 0, 0, 0, 0, 0, 0, 'a'}, "fltpack: corrupt packed FLT: 2 bytes of strings in 1"},
+		{[]byte{0, 9, 0, 0, 0, 0, 0}, "fltpack: corrupt packed FLT: 9 elements in 7 bytes"},
 		{append(Pack(&adi.FLT{}), 0), "fltpack: corrupt packed FLT: 1 bytes after its last step"},
-		{[]byte{0, 0, 0, 0, 2, 0}, "fltpack: corrupt packed FLT: a string past the end of its table"},
+		{[]byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0}, "fltpack: corrupt packed FLT: a string past the end of its table"},
+		{fewer, "fltpack: corrupt packed FLT: its steps hold more elements than it counts"},
 	} {
 		if _, err := Unpack(c.b); err == nil || err.Error() != c.want {
 			t.Errorf("Unpack(%v) = %v, want %q", c.b, err, c.want)
