@@ -5,6 +5,7 @@ import (
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/internal/fltpack"
+	"github.com/adi-bridge/adi/probe"
 )
 
 // fltStore holds a session's FLTs, by index in T, packed (internal/fltpack): a daemon keeps its
@@ -44,6 +45,13 @@ func (fs *fltStore) putAll(flts map[int]*adi.FLT) {
 			fs.put(j, flt)
 		}
 	}
+}
+
+// take stores the FLTs of rec (putAll) and drops them from it: the store holds them packed, and
+// rec stays with the session (its base run) for as long as it is open.
+func (fs *fltStore) take(rec *probe.Recording) {
+	fs.putAll(rec.FLTs)
+	rec.FLTs = nil
 }
 
 // get returns the FLT of T[j] and whether one is stored.

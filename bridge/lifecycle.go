@@ -27,8 +27,7 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 	if err != nil {
 		return nil, err
 	}
-	s.flts.putAll(run.Rec.FLTs) // eager and focus FLTs: the recording itself, nothing to replay
-	run.Rec.FLTs = nil          // the store holds them packed
+	s.flts.take(run.Rec) // eager and focus FLTs: the recording itself, nothing to replay
 	s.base = run
 	s.trace = run.Rec.Trace
 	s.trace.Root = prog.Root
@@ -118,8 +117,7 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 	s.trace = base.Rec.Trace
 	s.trace.Root = prog.Root
 	s.state = adi.NewState(s.trace)
-	s.flts.putAll(base.Rec.FLTs)
-	base.Rec.FLTs = nil
+	s.flts.take(base.Rec)
 	for _, n := range runs[1:] {
 		dir := filepath.Join(runsDir, fmt.Sprintf("%04d", n))
 		kept, values, ok, err := loadKept(dir)

@@ -191,8 +191,7 @@ func (s *Session) takeRecording(rec *probe.Recording, run *Run, flts bool) {
 		s.state.Cur = 0
 	}
 	if flts {
-		s.flts.putAll(rec.FLTs)
-		rec.FLTs = nil
+		s.flts.take(rec)
 	}
 	if rec.Trace.Len() != old {
 		clear(s.hits)
