@@ -203,6 +203,9 @@ func diskUsage(dir string) (int64, error) {
 			return err
 		}
 		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed meanwhile (the FIFO of a run kept ready, taken)
+		}
 		if err != nil {
 			return err
 		}

@@ -56,10 +56,53 @@ func TestReplayedUpTo(t *testing.T) {
 		return tr
 	}
 	s := &Session{trace: mk("a", "b", "c")}
-	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c"), false))
-	assert.Equal(t, 1, s.replayedUpTo(mk("a", "x", "c"), false))
-	assert.Equal(t, 2, s.replayedUpTo(mk("a", "b"), false))
-	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c", "d"), false))
+	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c"), false, projection{}))
+	assert.Equal(t, 1, s.replayedUpTo(mk("a", "x", "c"), false, projection{}))
+	assert.Equal(t, 2, s.replayedUpTo(mk("a", "b"), false, projection{}))
+	assert.Equal(t, 3, s.replayedUpTo(mk("a", "b", "c", "d"), false, projection{}))
+}
+
+// TestReplayOnly: a re-run that recorded some functions only (RunRequest.Only) is compared with
+// the recording's frames of those functions and of module bodies, each with its nearest such
+// caller; it records what the replay check of a frame compares (onlyFor); a frame called through
+// a function it did not record is not the same invocation.
+func TestReplayOnly(t *testing.T) {
+	type fr struct {
+		fn     string
+		caller int32
+	}
+	mk := func(frames ...fr) *adi.Trace {
+		tr := &adi.Trace{}
+		codes, n := map[string]*adi.Code{}, map[string]int32{}
+		for _, f := range frames {
+			if codes[f.fn] == nil {
+				codes[f.fn] = &adi.Code{Func: f.fn}
+			}
+			n[f.fn]++
+			tr.Frames = append(tr.Frames, adi.Frame{N: n[f.fn], Code: codes[f.fn], Caller: f.caller, Arguments: &adi.Arguments{ArgsFP: "="}})
+		}
+		tr.Index()
+		return tr
+	}
+	// m:<module> calls a, which calls h, which calls b; then a again, which calls b itself
+	s := &Session{trace: mk(fr{"m:<module>", -1}, fr{"m:a", 0}, fr{"m:h", 1}, fr{"m:b", 2}, fr{"m:a", 0}, fr{"m:b", 4}, fr{"m:c", 5})}
+	assert.Equal(t, []string{"m:<module>", "m:a", "m:b", "m:c"}, s.onlyFor([]int{5}), "b#2, its callers, its callees and its caller's")
+	assert.Equal(t, []string{"m:<module>", "m:a", "m:b", "m:h"}, s.onlyFor([]int{3}))
+	only := []string{"m:a", "m:b"}
+	p := s.project(only)
+	assert.Equal(t, []int32{0, 1, 3, 4, 5}, p.at)
+	assert.Equal(t, []int32{-1, 0, 1, 0, 3}, p.caller)
+	rt := mk(fr{"m:<module>", -1}, fr{"m:a", 0}, fr{"m:b", 1}, fr{"m:a", 0}, fr{"m:b", 3})
+	assert.Equal(t, 5, s.replayedUpTo(rt, true, p))
+	other := mk(fr{"m:<module>", -1}, fr{"m:a", 0}, fr{"m:b", 0})
+	k := s.replayedUpTo(other, true, p)
+	assert.Equal(t, 2, k)
+	assert.Equal(t, "m:b#1 has another caller in the re-run", s.firstDifference(other, k, p))
+	assert.Equal(t, "it made 3 calls of the functions it recorded where the recording has 5", s.firstDifference(other, 3, p))
+	run := &Run{Rec: &probe.Recording{Trace: rt}, Only: only}
+	assert.Equal(t, "", s.sameInvocation(run, 4, 5))
+	run.Rec.Gaps = map[int]bool{4: true}
+	assert.Equal(t, "in the re-run m:b#2 was not called by m:a#2 directly, as in the recording", s.sameInvocation(run, 4, 5))
 }
 
 func TestDedupEnv(t *testing.T) {
@@ -99,7 +142,7 @@ func TestTakeValues(t *testing.T) {
 	s := &Session{trace: mk(true)}
 	rt := mk(false)
 	rt.Frames[2].CallLine = 0 // not rendered by the re-run: not taken
-	assert.Equal(t, 3, s.replayedUpTo(rt, true))
+	assert.Equal(t, 3, s.replayedUpTo(rt, true, projection{}))
 	assert.Equal(t, "", s.sameFrame(rt, 1, 1))
 	done := make(chan struct{})
 	go func() {
@@ -108,7 +151,7 @@ func TestTakeValues(t *testing.T) {
 			s.ReadTrace(func(t *adi.Trace) { _ = t.FrameJSON(1) })
 		}
 	}()
-	got := s.takeValues(rt, []int{1, 2})
+	got := s.takeValues(&Run{Rec: &probe.Recording{Trace: rt}}, []int{1, 2})
 	<-done
 	require.Len(t, got, 1)
 	f := s.trace.Frames[1]
@@ -119,4 +162,27 @@ func TestTakeValues(t *testing.T) {
 	assert.True(t, s.trace.Frames[2].Bare())
 	assert.Equal(t, []int{2}, s.bareOf([]int{0, 1, 2, 2}))
 	assert.Equal(t, probe.Expect{Func: "t:f", Index: 2, Chain: []string{"t:f#1"}, ArgsFP: adi.BareFP}, s.expect(1), "a filled frame has no fingerprint either")
+}
+
+// TestKeptReadyBounded: a daemon keeps runs ready for its maxReady sessions that ran last; one
+// more ends the run kept longest.
+func TestKeptReadyBounded(t *testing.T) {
+	var rs []*runner
+	for range maxReady + 2 {
+		rs = append(rs, &runner{})
+	}
+	for i, rn := range rs[:maxReady] {
+		assert.Nil(t, keeping(rn), "runner %d", i)
+	}
+	assert.Nil(t, keeping(rs[1]), "one that keeps one already moves to the end")
+	assert.Same(t, rs[0], keeping(rs[maxReady]))
+	assert.Same(t, rs[2], keeping(rs[maxReady+1]))
+	notKeeping(rs[3])
+	assert.Nil(t, keeping(rs[0]))
+	for _, rn := range rs {
+		notKeeping(rn)
+	}
+	kept.mu.Lock()
+	defer kept.mu.Unlock()
+	assert.Empty(t, kept.runners)
 }

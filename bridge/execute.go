@@ -144,7 +144,7 @@ func (s *Session) execRun(ctx context.Context, j, line, visit int, stmt string, 
 	f := s.trace.Frames[j]
 	stop := probe.Stop{ID: 0, Func: f.FID().Func, Index: f.FID().Index, Line: line, Visit: visit, Exec: stmt, Timeout: limit.Seconds()}
 	req := RunRequest{Stops: []probe.Stop{stop}, Expect: []probe.Expect{s.expect(j)}, Light: true, StopsOnly: stopsOnly,
-		StmtLimit: limit + stopGrace}
+		StmtLimit: limit + stopGrace, Only: s.onlyFor([]int{j})}
 	run, err := s.record(ctx, "exec in "+f.FID().String(), req)
 	if errors.Is(err, errStmtKilled) {
 		return nil, true, s.stmtTimedOut(j, line, limit, nil)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/adi-bridge/adi/adi"
@@ -86,7 +87,38 @@ func (s *Session) fltRequest(frames []int) (RunRequest, []int) {
 	}
 	values = s.bareOf(values)
 	req.ValuesOf = s.selectors(values)
+	req.Only = s.onlyFor(append(slices.Clone(frames), values...))
 	return req, values
+}
+
+// onlyFor lists the functions a re-run that answers for frames (indexes in T) records (probe
+// config "only"): each frame's, its callers', its callees' and its caller's callees', which the
+// replay check compares (replay.go, values.go); the program's other calls cost the re-run next
+// to nothing.
+func (s *Session) onlyFor(frames []int) []string {
+	set := map[string]bool{}
+	add := func(k int32) { set[s.trace.Frames[k].Func] = true }
+	for _, j := range frames {
+		add(int32(j))
+		for _, c := range s.trace.Callees(j) {
+			add(c)
+		}
+		caller := s.trace.Frames[j].Caller
+		for c := caller; c >= 0; c = s.trace.Frames[c].Caller {
+			add(c)
+		}
+		if caller >= 0 {
+			for _, c := range s.trace.Callees(int(caller)) {
+				add(c)
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for fn := range set {
+		out = append(out, fn)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // adopt takes into the cache the FLTs of a re-run that answer for frames of T (replay.go) and the
@@ -94,7 +126,7 @@ func (s *Session) fltRequest(frames []int) (RunRequest, []int) {
 // and notes where the re-run differed from the recording, for the answer.
 func (s *Session) adopt(run *Run, values []int) *replay {
 	rp := s.replayOf(run)
-	got := s.takeValues(run.Rec.Trace, values)
+	got := s.takeValues(run, values)
 	s.flts.putAll(rp.flts)
 	if len(rp.flts) > 0 {
 		s.emit(Event{Session: s.ID, Kind: "flt_ready", FLTs: s.flts.len()})

@@ -105,6 +105,11 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 		return nil, fmt.Errorf("session %s has no recording on disk", meta.ID)
 	}
 	s.rn = &runner{prog: prog, dir: runsDir, log: log, next: runs[len(runs)-1] + 1}
+	if fifos, err := filepath.Glob(filepath.Join(dir, "*.fifo")); err == nil {
+		for _, f := range fifos { // of runs kept ready by a daemon that ended without closing it
+			_ = os.Remove(f)
+		}
+	}
 	if s.isLive {
 		// each run of a live session is one process's watches: the last one is the recording
 		runs = runs[len(runs)-1:]
@@ -157,7 +162,8 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 }
 
 // Close marks the session closed and ends its processes: the run of a command in flight is
-// cancelled, and the run kept ready for the next exec (standby.go) is ended. Its data stays on disk.
+// cancelled, and the runs kept ready for the next exec (standby.go) and re-run (ready.go) are
+// ended. Its data stays on disk.
 func (s *Session) Close() {
 	if s.live != nil {
 		s.live.Close()
@@ -176,7 +182,7 @@ func (s *Session) Close() {
 	s.refreshInfo()
 	s.mu.Unlock()
 	if s.rn != nil {
-		s.rn.wait() // the processes of runs answered before they ended (ending.go)
+		s.rn.close() // the run kept ready (ready.go); the processes of runs answered before they ended (ending.go)
 	}
 	s.emit(Event{Session: s.ID, Kind: "closed"})
 }

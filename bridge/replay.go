@@ -50,22 +50,27 @@ func (s *Session) expect(k int) probe.Expect {
 func (s *Session) replayOf(run *Run) *replay {
 	rp := &replay{flts: map[int]*adi.FLT{}, refused: map[int]string{}}
 	rt := run.Rec.Trace
-	k := s.replayedUpTo(rt, run.Light)
+	p := s.project(run.Only)
+	k, n := s.replayedUpTo(rt, run.Light, p), p.len(s.trace)
 	switch {
-	case k < s.trace.Len() && k < rt.Len():
-		rp.differ = s.firstDifference(rt, k)
+	case k < n && k < rt.Len():
+		rp.differ = s.firstDifference(rt, k, p)
 	case k < rt.Len() && !cut(s.trace): // more calls than a recording that went to the end
-		rp.differ = s.firstDifference(rt, k)
-	case k < s.trace.Len() && !cut(rt): // fewer calls, in a re-run that went to the end
-		rp.differ = s.firstDifference(rt, k)
+		rp.differ = s.firstDifference(rt, k, p)
+	case k < n && !cut(rt): // fewer calls, in a re-run that went to the end
+		rp.differ = s.firstDifference(rt, k, p)
 	}
 	for r, flt := range run.Rec.FLTs {
 		j, err := s.trace.Lookup(rt.Frames[r].FID())
 		if err != nil {
 			continue
 		}
-		if why := s.sameFrame(rt, r, j); why != "" {
+		if why := s.sameInvocation(run, r, j); why != "" {
 			rp.refused[j] = why
+			continue
+		}
+		if fn, ok := run.Rec.Strays[r]; ok { // a call its FLT does not show (a function the run did not record)
+			rp.refused[j] = fmt.Sprintf("in the re-run %s called %s, which the recording does not show as its call", rt.Frames[r].FID(), fn)
 			continue
 		}
 		if s.trace.Frames[j].Bare() && !s.sameBare(rt, r, j) { // no fingerprint: its outcome and calls
@@ -85,15 +90,78 @@ func (s *Session) replayOf(run *Run) *replay {
 	return rp
 }
 
-// replayedUpTo returns the index of the first frame where t differs from the recording (caller,
-// fid or argument fingerprint), or the length of the common prefix. A light re-run's trace holds
-// argument fingerprints only for the functions it was asked about: light compares the others by
-// fid and caller.
-func (s *Session) replayedUpTo(t *adi.Trace, light bool) int {
-	n := min(t.Len(), s.trace.Len())
+// projection is the recording as a re-run that recorded some functions only (Run.Only) sees it:
+// at lists, in order, the frames of those functions and of module bodies, and caller holds, for
+// each, the place in at of its nearest ancestor among them (-1 for none). The zero projection
+// (a run that recorded every function) is the recording itself.
+type projection struct {
+	at, caller []int32
+	on         bool
+}
+
+// project returns the recording's projection on the functions only (none when only is nil).
+func (s *Session) project(only []string) projection {
+	if only == nil {
+		return projection{}
+	}
+	keep := make(map[string]bool, len(only))
+	for _, fn := range only {
+		keep[fn] = true
+	}
+	p := projection{on: true}
+	byCode := map[*adi.Code]bool{}
+	pos := make([]int32, s.trace.Len()) // each frame's place in at, -1 when it is not there
+	for k := range s.trace.Frames {
+		f := &s.trace.Frames[k]
+		in, ok := byCode[f.Code]
+		if !ok {
+			in = keep[f.Func] || strings.HasSuffix(f.Func, ":<module>")
+			byCode[f.Code] = in
+		}
+		if !in {
+			pos[k] = -1
+			continue
+		}
+		c := f.Caller
+		for c >= 0 && pos[c] < 0 {
+			c = s.trace.Frames[c].Caller
+		}
+		if c >= 0 {
+			c = pos[c]
+		}
+		pos[k] = int32(len(p.at))
+		p.at = append(p.at, int32(k))
+		p.caller = append(p.caller, c)
+	}
+	return p
+}
+
+// len returns how many frames of t (the recording) the projection holds.
+func (p projection) len(t *adi.Trace) int {
+	if !p.on {
+		return t.Len()
+	}
+	return len(p.at)
+}
+
+// frame returns the k-th frame of the projection of t (the recording) and its caller's place.
+func (p projection) frame(t *adi.Trace, k int) (*adi.Frame, int32) {
+	if !p.on {
+		return &t.Frames[k], t.Frames[k].Caller
+	}
+	return &t.Frames[p.at[k]], p.caller[k]
+}
+
+// replayedUpTo returns the place of the first frame where t differs from the recording as the
+// re-run sees it (projection p): caller, fid or argument fingerprint; or the length of the common
+// prefix. A light re-run's trace holds argument fingerprints only for the functions it was asked
+// about: light compares the others by fid and caller.
+func (s *Session) replayedUpTo(t *adi.Trace, light bool, p projection) int {
+	n := min(t.Len(), p.len(s.trace))
 	for k := 0; k < n; k++ {
-		a, b := &s.trace.Frames[k], &t.Frames[k]
-		if a.FID() != b.FID() || a.Caller != b.Caller {
+		a, caller := p.frame(s.trace, k)
+		b := &t.Frames[k]
+		if a.FID() != b.FID() || caller != b.Caller {
 			return k
 		}
 		if a.ArgsFP != b.ArgsFP && !a.Unchecked() && (!light || len(b.Args) > 0 || len(a.Args) == 0) {
@@ -118,10 +186,23 @@ func (rp *replay) why(s *Session, run *Run, j int) string {
 	if err != nil {
 		return fmt.Sprintf("the re-run made %d call(s) of %s (%s)", len(rt.Invocations(fid.Func)), fid.Func, runSummary(run))
 	}
-	if w := s.sameFrame(rt, r, j); w != "" {
+	if w := s.sameInvocation(run, r, j); w != "" {
 		return w
 	}
 	return fmt.Sprintf("the re-run did not record it (%s)", runSummary(run))
+}
+
+// sameInvocation is sameFrame for a re-run: in a run that recorded some functions only, r is not
+// the same invocation either when it or one of its callers was called through a function the run
+// did not record (probe.Recording.Gaps): the recording's callers of frame j are all recorded.
+func (s *Session) sameInvocation(run *Run, r, j int) string {
+	rt := run.Rec.Trace
+	for c := int32(r); c >= 0 && int(c) < rt.Len(); c = rt.Frames[c].Caller {
+		if run.Rec.Gaps[int(c)] && rt.Frames[c].Caller >= 0 {
+			return fmt.Sprintf("in the re-run %s was not called by %s directly, as in the recording", rt.Frames[c].FID(), rt.Frames[rt.Frames[c].Caller].FID())
+		}
+	}
+	return s.sameFrame(rt, r, j)
 }
 
 // sameFrame says how invocation r of a re-run's trace rt differs from frame j of the recording:
@@ -201,17 +282,24 @@ func (s *Session) mapFLT(rt *adi.Trace, flt *adi.FLT, j int) (*adi.FLT, string) 
 	return &out, ""
 }
 
-// firstDifference describes the first frame k where a re-run's trace differs from the recording.
-func (s *Session) firstDifference(rt *adi.Trace, k int) string {
-	a, b := s.trace.Frame(k), rt.Frame(k)
+// firstDifference describes the first frame k where a re-run's trace differs from the recording
+// as the re-run sees it (projection p).
+func (s *Session) firstDifference(rt *adi.Trace, k int, p projection) string {
+	n, of := p.len(s.trace), ""
+	if p.on {
+		of = " of the functions it recorded"
+	}
+	b := rt.Frame(k)
+	if k >= n {
+		return fmt.Sprintf("it made more calls%s than the recording's %d (the first extra: %s)", of, n, b.FID())
+	}
+	a, caller := p.frame(s.trace, k)
 	switch {
-	case a == nil:
-		return fmt.Sprintf("it made more calls than the recording's %d (the first extra: %s)", s.trace.Len(), b.FID())
 	case b == nil:
-		return fmt.Sprintf("it made %d calls where the recording has %d", rt.Len(), s.trace.Len())
+		return fmt.Sprintf("it made %d calls%s where the recording has %d", rt.Len(), of, n)
 	case a.FID() != b.FID():
-		return fmt.Sprintf("call %d is %s in the re-run, %s in the recording", k+1, b.FID(), a.FID())
-	case a.Caller != b.Caller:
+		return fmt.Sprintf("call %d%s is %s in the re-run, %s in the recording", k+1, of, b.FID(), a.FID())
+	case caller != b.Caller:
 		return fmt.Sprintf("%s has another caller in the re-run", a.FID())
 	}
 	return argsDifference(a, b)

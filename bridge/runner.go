@@ -21,9 +21,12 @@ import (
 
 // Run is one execution of the Program by the probe.
 type Run struct {
-	Dir      string // the run's directory: config, probe output, stdout, stderr
-	Debug    bool   // ran under debugpy
-	Light    bool   // T holds values only for the functions the request named (RunRequest.Light)
+	Dir   string // the run's directory: config, probe output, stdout, stderr
+	Debug bool   // ran under debugpy
+	Light bool   // T holds values only for the functions the request named (RunRequest.Light)
+	// Only lists the functions the run recorded, when it recorded some only (RunRequest.Only);
+	// module bodies too.
+	Only     []string
 	Rec      *probe.Recording
 	Stdout   []byte
 	Stderr   []byte
@@ -73,6 +76,12 @@ type RunRequest struct {
 	// ValuesOf names the invocations whose values a light run records in full (probe config
 	// "values_of"): frames the recording holds bare.
 	ValuesOf []probe.Selector
+	// Only makes a re-run record the invocations of these functions only, and module bodies
+	// (probe config "only"; nil: every function's): a call of any other function costs the
+	// interpreter's call of the probe's hook and nothing more (sympy's re-run: 0.75 times the
+	// time of one that records every call). replay.go compares such a run with the recording's
+	// frames of those functions.
+	Only []string
 	// Output receives the target's output as it comes (may be nil): category is "stdout" or "stderr".
 	Output func(category string, text []byte)
 	// StmtLimit, for a run with an Exec stop whose probe ends the statement itself at its
@@ -111,11 +120,22 @@ type runner struct {
 	next   int
 	bg     sync.WaitGroup // runs answered whose processes are still ending (finish)
 	ending map[int]string // their pids, with their run tags
+	// the run kept ready for the next run (ready.go); readying while one starts; closed once
+	// the session closed (no more are started)
+	ready    *readyRun
+	readying chan struct{} // closed when keepReady's start in flight ends; nil when none
+	readySeq int
+	closed   bool
 }
 
-// wait waits for the processes of the runs answered before they ended (a session closing), up to
-// stopGrace; then it ends them and what they started, and waits for that.
-func (rn *runner) wait() {
+// close ends the run kept ready (ready.go) and waits for the processes of the runs answered
+// before they ended (a session closing), up to stopGrace; then it ends them and what they
+// started, and waits for that.
+func (rn *runner) close() {
+	rn.mu.Lock()
+	rn.closed = true
+	rn.mu.Unlock()
+	rn.dropReady(nil)
 	done := make(chan struct{})
 	go func() {
 		rn.bg.Wait()
@@ -171,7 +191,7 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 		ReprLimit: p.ReprLimit, Limits: p.Limits,
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
 		Light: req.Light, StopsOnly: req.StopsOnly, TraceTests: req.TraceTests, Control: req.Control,
-		ValuesOf: req.ValuesOf,
+		ValuesOf: req.ValuesOf, Only: req.Only,
 	}
 	if req.Bare {
 		cfg.BareAfter, cfg.BareDepth = bareAfter, bareDepth
@@ -201,51 +221,95 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// record runs the program under the probe alone (no debugpy): the fast path for recording.
+// proc is a started probe process of the program: its command, run tag (dap.RunTagVar), output
+// pipes and captures, and done, which delivers cmd.Wait's error once its processes ended.
+type proc struct {
+	cmd            *exec.Cmd
+	tag            string
+	outP, errP     *pipe
+	stdout, stderr *capture
+	done           chan error
+	exited         chan struct{} // closed when the process has exited
+}
+
+// alive reports whether the process has not exited yet.
+func (pr *proc) alive() bool {
+	select {
+	case <-pr.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// spawn starts `python [flags] args...` as the program's interpreter, in its directory and
+// environment, in a process group of its own that is killed with the daemon, at a lower priority.
+func (rn *runner) spawn(args []string) (*proc, error) {
+	p := rn.prog
+	cmd := exec.Command(p.Python, append(append([]string(nil), p.PyFlags...), args...)...)
+	cmd.Dir = p.Dir
+	pr := &proc{cmd: cmd, tag: dap.NewRunTag(), stdout: &capture{category: "stdout"},
+		stderr: &capture{category: "stderr"}, done: make(chan error, 1), exited: make(chan struct{})}
+	cmd.Env = append(append([]string(nil), p.Env...), dap.RunTagVar+"="+pr.tag)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var outW, errW *os.File
+	var err error
+	if pr.outP, outW, err = newPipe(pr.stdout); err != nil {
+		return nil, err
+	}
+	if pr.errP, errW, err = newPipe(pr.stderr); err != nil {
+		pr.outP.f.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	go pr.outP.copy()
+	go pr.errP.copy()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", p.Python, err)
+	}
+	lowerPriority(cmd.Process.Pid)
+	go func() {
+		// Children the target leaves behind end with it (they would hold its output open).
+		waitExited(cmd.Process.Pid)
+		close(pr.exited)
+		endLeftovers(cmd.Process.Pid, pr.tag)
+		pr.done <- cmd.Wait()
+	}()
+	return pr, nil
+}
+
+// kill ends the process and what it started, and waits for them.
+func (pr *proc) kill() {
+	dap.KillRun(pr.cmd.Process.Pid, pr.tag)
+	<-pr.done
+}
+
+// record runs the program under the probe alone (no debugpy): the fast path for recording. It
+// takes the run kept ready (ready.go) when there is one.
 func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 	probeDir, dir, cfgPath, err := rn.prepare(req)
 	if err != nil {
 		return nil, err
 	}
 	p := rn.prog
-	args := append(append([]string(nil), p.PyFlags...), probe.Script(probeDir), cfgPath)
-	cmd := exec.Command(p.Python, args...)
-	cmd.Dir = p.Dir
-	tag := dap.NewRunTag()
-	cmd.Env = append(append([]string(nil), p.Env...), dap.RunTagVar+"="+tag)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	stdout := &capture{category: "stdout", sink: req.Output}
-	stderr := &capture{category: "stderr", sink: req.Output}
-	outP, outW, err := newPipe(stdout)
-	if err != nil {
-		return nil, err
-	}
-	errP, errW, err := newPipe(stderr)
-	if err != nil {
-		outP.f.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-
-	run := &Run{Dir: dir, Light: req.Light}
 	start := time.Now()
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
-	go outP.copy()
-	go errP.copy()
-	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", p.Python, err)
+	pr := rn.takeReady(ctx, cfgPath)
+	kept := pr != nil
+	if pr == nil {
+		if pr, err = rn.spawn([]string{probe.Script(probeDir), cfgPath}); err != nil {
+			return nil, err
+		}
 	}
-	lowerPriority(cmd.Process.Pid)
-	done := make(chan error, 1)
-	go func() {
-		// Children the target leaves behind end with it (they would hold its output open).
-		waitExited(cmd.Process.Pid)
-		endLeftovers(cmd.Process.Pid, tag)
-		done <- cmd.Wait()
-	}()
+	pr.stdout.setSink(req.Output)
+	pr.stderr.setSink(req.Output)
+	cmd, tag, done := pr.cmd, pr.tag, pr.done
+	outP, errP, stdout, stderr := pr.outP, pr.errP, pr.stdout, pr.stderr
+
+	run := &Run{Dir: dir, Light: req.Light, Only: req.Only}
 	timeout := time.NewTimer(p.Timeout)
 	defer timeout.Stop()
 	// T is decoded while the run writes it (a third of a second for 200,000 calls, on the other
@@ -338,7 +402,7 @@ wait:
 	releaseSoon() // the garbage of decoding the recording
 	run.Rec = rec
 	markTimedOut(run)
-	rn.log.Debug("run finished", "dir", dir, "exit", run.ExitCode, "elapsed", run.Elapsed, "frames", rec.Trace.Len())
+	rn.log.Debug("run finished", "dir", dir, "exit", run.ExitCode, "elapsed", run.Elapsed, "frames", rec.Trace.Len(), "kept_ready", kept)
 	warnInternal(rn.log, dir, rec)
 	return run, nil
 }
@@ -402,8 +466,16 @@ type capture struct {
 	dropped  int
 }
 
+// setSink makes sink receive what the stream writes from now on.
+func (c *capture) setSink(sink func(string, []byte)) {
+	c.mu.Lock()
+	c.sink = sink
+	c.mu.Unlock()
+}
+
 func (c *capture) Write(p []byte) (int, error) {
 	c.mu.Lock()
+	sink := c.sink
 	room := maxOutput - c.buf.Len()
 	if room >= len(p) {
 		c.buf.Write(p)
@@ -414,8 +486,8 @@ func (c *capture) Write(p []byte) (int, error) {
 		c.dropped += len(p) - max(room, 0)
 	}
 	c.mu.Unlock()
-	if c.sink != nil {
-		c.sink(c.category, p)
+	if sink != nil {
+		sink(c.category, p)
 	}
 	return len(p), nil
 }

@@ -117,6 +117,7 @@ func (s *Session) record(ctx context.Context, purpose string, req RunRequest) (*
 	}
 	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(run.Dir), Purpose: purpose,
 		Frames: run.Rec.Trace.Len(), FLTs: len(run.Rec.FLTs)})
+	s.rn.keepReady() // for the next re-run (ready.go)
 	return run, nil
 }
 
@@ -217,6 +218,8 @@ func runSummary(r *Run) string {
 		return "it timed out"
 	case r.Rec.Result == nil:
 		return fmt.Sprintf("it died with exit status %d before the probe finished", r.ExitCode)
+	case r.Only != nil:
+		return fmt.Sprintf("it exited with status %d after %d calls of the %d functions it recorded", r.ExitCode, r.Rec.Trace.Len(), len(r.Only))
 	default:
 		return fmt.Sprintf("it exited with status %d after %d calls", r.ExitCode, r.Rec.Trace.Len())
 	}

@@ -106,9 +106,13 @@ func (s *Session) dropStandby(sb *standby) {
 	}
 }
 
-// DropStandby ends the session's standby run, if it has one (also one still starting): its
-// processes are gone when it returns. The next exec starts cold.
+// DropStandby ends the runs the session keeps ready: its standby run, if it has one (also one
+// still starting), and the probe process kept ready for its next re-run (ready.go); their
+// processes are gone when it returns. The next exec or re-run starts cold.
 func (s *Session) DropStandby() {
+	if s.rn != nil {
+		s.rn.dropReady(nil)
+	}
 	s.sbMu.Lock()
 	sb := s.sb
 	s.sb = nil
@@ -176,7 +180,7 @@ func (rn *runner) useStandby(ctx context.Context, sb *standby, req RunRequest, c
 		err = configure(ctx, d.dr.Client)
 	}
 	if err == nil {
-		err = writeFIFO(ctx, sb.fifo, cfgPath+"\n", d)
+		err = writeFIFO(ctx, sb.fifo, cfgPath+"\n", d.alive)
 	}
 	if err != nil {
 		sb.release()
@@ -188,9 +192,10 @@ func (rn *runner) useStandby(ctx context.Context, sb *standby, req RunRequest, c
 	return d, nil
 }
 
-// writeFIFO writes text into the FIFO path once its reader, the probe of run d, has opened it
-// (right after the launch it may not have yet).
-func writeFIFO(ctx context.Context, path, text string, d *debugRun) error {
+// writeFIFO writes text into the FIFO path once its reader, the probe of a run kept ready, has
+// opened it (right after the start it may not have yet); alive reports whether that run still
+// runs.
+func writeFIFO(ctx context.Context, path, text string, alive func() bool) error {
 	for {
 		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 		if err == nil {
@@ -203,8 +208,8 @@ func writeFIFO(ctx context.Context, path, text string, d *debugRun) error {
 		if !errors.Is(err, syscall.ENXIO) { // ENXIO: no reader yet
 			return fmt.Errorf("hand the standby run its config: %w", err)
 		}
-		if !d.alive() {
-			return errors.New("the standby run ended before it took its config")
+		if !alive() {
+			return errors.New("the run kept ready ended before it took its config")
 		}
 		select {
 		case <-ctx.Done():

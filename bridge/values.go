@@ -80,7 +80,7 @@ func (s *Session) fillValues(ctx context.Context, frames []int) (int, error) {
 	if len(want) == 0 || s.isLive || s.base == nil {
 		return 0, nil
 	}
-	run, err := s.record(ctx, "record values", RunRequest{Light: true, ValuesOf: s.selectors(want)})
+	run, err := s.record(ctx, "record values", RunRequest{Light: true, ValuesOf: s.selectors(want), Only: s.onlyFor(want)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, err
@@ -88,7 +88,7 @@ func (s *Session) fillValues(ctx context.Context, frames []int) (int, error) {
 		s.note(fmt.Sprintf("the values of %d frame(s) recorded without them show %s: the run that records them failed (%v)", len(want), adi.NotRecorded, err))
 		return 0, nil
 	}
-	got := s.takeValues(run.Rec.Trace, want)
+	got := s.takeValues(run, want)
 	s.keep(run, nil, got)
 	if len(got) < len(want) {
 		s.note(fmt.Sprintf("%d frame(s) show %s: the run that records values did not make them as recorded (%s)", len(want)-len(got), adi.NotRecorded, runSummary(run)))
@@ -129,7 +129,8 @@ func (s *Session) selectors(frames []int) []probe.Selector {
 // no fingerprint, so that is its fid and its callers' fids, how it ended (a returned int, bool or
 // None is in the recording), and the fids of the calls it and its caller made (sameBare). It
 // returns what it took, by frame.
-func (s *Session) takeValues(rt *adi.Trace, want []int) map[int]frameValues {
+func (s *Session) takeValues(run *Run, want []int) map[int]frameValues {
+	rt := run.Rec.Trace
 	got := map[int]frameValues{}
 	for _, j := range want {
 		f := s.trace.Frame(j)
@@ -137,7 +138,7 @@ func (s *Session) takeValues(rt *adi.Trace, want []int) map[int]frameValues {
 			continue
 		}
 		r, err := rt.Lookup(f.FID())
-		if err != nil || s.sameFrame(rt, r, j) != "" || !s.sameBare(rt, r, j) {
+		if err != nil || s.sameInvocation(run, r, j) != "" || !s.sameBare(rt, r, j) {
 			continue
 		}
 		b := &rt.Frames[r]

@@ -220,7 +220,7 @@ nd:mid#2900(n=<not recorded>) → 5
   nd:leaf#14498(x=<not recorded>) → <not recorded>
   nd:leaf#14499(x=<not recorded>) → <not recorded>
   nd:leaf#14500(x=<not recorded>) → <not recorded>
-Note: 6 frame(s) show <not recorded>: the run that records values did not make them as recorded (it exited with status 0 after 30501 calls)
+Note: 6 frame(s) show <not recorded>: the run that records values did not make them as recorded (it exited with status 0 after 30501 calls of the 4 functions it recorded)
 `, res.stdout)
 	res = r.run("flt", cmd, "nd.py:mid#2900")
 	assert.Equal(t, 1, res.code)

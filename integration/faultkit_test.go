@@ -37,13 +37,16 @@ func newMark(t testing.TB) string {
 }
 
 // markedProcs lists the live processes (zombies excluded) whose environment carries markVar=mark,
-// leaving out the pids in except.
+// leaving out the pids in except and the probe process an open session keeps ready for its next
+// run (bridge/ready.go; TestReplayTakesTheRunKeptReady checks that it ends with its session).
 func markedProcs(mark string, except ...int) []int {
 	skip := map[int]bool{}
 	for _, p := range except {
 		skip[p] = true
 	}
-	return procsWhere(func(pid int) bool { return !skip[pid] && hasEnv(pid, markVar+"="+mark) })
+	return procsWhere(func(pid int) bool {
+		return !skip[pid] && hasEnv(pid, markVar+"="+mark) && !hasArgs(pid, "--standby", "/ready-")
+	})
 }
 
 // procsWhere lists the live processes (zombies excluded) other than this test process for which

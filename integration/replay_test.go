@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -119,6 +120,80 @@ func TestReplayLookingChangesNothing(t *testing.T) {
 		"  26 | print(\"using\")\n"+
 		"  27 | return obj._value\n\n"+
 		"Return: None\n", res.stdout)
+}
+
+// TestReplayStrayCall: a re-run records only the functions the replay check compares (work, its
+// callers and callees); one that work#2 calls only in the re-run is not among them, and the FLT,
+// which would not show that call, is refused with it named.
+func TestReplayStrayCall(t *testing.T) {
+	r := replayProgram(t, "stray.py")
+	res := r.run("break", "python3 stray.py", "stray.py:work#2")
+	assert.Equal(t, 1, res.code, res.stdout)
+	assert.Equal(t, "adi: cannot record the FLT of stray:work#2: in the re-run stray:work#2 called stray:extra, which the recording "+
+		"does not show as its call; the program does not run the same way twice (it depends on time, input or the environment, "+
+		"or on randomness adi does not seed)\n", res.stderr)
+	res = r.run("flt", "stray.py:work#3")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "Frame: stray:work#3   (caller stray:<module>#1, line 26)\n"), res.stdout)
+}
+
+// TestReplayTakesTheRunKeptReady: after a run, the session keeps a probe process ready for the
+// next (its interpreter started, the probe imported, waiting on a FIFO); the re-run takes it and
+// is the same as a cold one (its FLT, the output it captured), the next one is kept ready in its
+// place, and stopping the daemon ends it and removes its FIFO.
+func TestReplayTakesTheRunKeptReady(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "addr.py"), mustRead(t, testdata(t, "replay"), "addr.py"), 0o644))
+	r := newCLI(t, dir)
+	r.env = append(r.env, "ADI_LOG_LEVEL=debug") // the daemon's log says which run took it
+	res := r.run("call-tree", "python3 addr.py", "--depth", "1")
+	require.Equal(t, 0, res.code, res.stderr)
+	sessions := filepath.Join(r.state, "sessions")
+	ready := func() []int {
+		return procsWhere(func(pid int) bool { return hasArgs(pid, "--standby", sessions) })
+	}
+	fifos := func() []string {
+		m, err := filepath.Glob(filepath.Join(sessions, "*", "ready-*.fifo"))
+		require.NoError(t, err)
+		for i := range m {
+			m[i] = filepath.Base(m[i])
+		}
+		return m
+	}
+	var kept []int
+	for deadline := time.Now().Add(10 * time.Second); len(kept) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		kept = ready()
+	}
+	require.Len(t, kept, 1, "a probe process kept ready after the first run")
+	assert.Equal(t, []string{"ready-1.fifo"}, fifos())
+
+	res = r.run("break", "python3 addr.py", "addr.py:work#2")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, workFLT("addr", 23)+"  16 | doubled = i * 2\n"), res.stdout)
+	log := string(mustReadFile(t, filepath.Join(r.state, "daemon.log")))
+	assert.Regexp(t, `run finished: dir=\S+/runs/0000 .* kept_ready=false`, log)
+	assert.Regexp(t, `run finished: dir=\S+/runs/0001 .* kept_ready=true`, log)
+	for deadline := time.Now().Add(10 * time.Second); procState(kept[0]) != 0 && procState(kept[0]) != 'Z' && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	assert.Empty(t, procsWhere(func(pid int) bool { return pid == kept[0] }), "the process kept ready ran the re-run and ended")
+	out, err := filepath.Glob(filepath.Join(sessions, "*", "runs", "0001", "stdout"))
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, "1\n3\n5\n", string(mustReadFile(t, out[0])), "the re-run's output, through the pipes of the process kept ready")
+	var next []int
+	for deadline := time.Now().Add(10 * time.Second); len(next) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		next = ready()
+	}
+	require.Len(t, next, 1, "another kept ready for the next re-run")
+	assert.NotEqual(t, kept[0], next[0])
+	assert.Equal(t, []string{"ready-2.fifo"}, fifos())
+
+	res = r.run("stop")
+	require.Equal(t, 0, res.code, res.stderr)
+	for deadline := time.Now().Add(10 * time.Second); len(ready()) > 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	}
+	assert.Empty(t, ready(), "stopping the daemon ends the process kept ready")
+	assert.Empty(t, fifos())
 }
 
 func mustReadFile(t *testing.T, path string) []byte {

@@ -33,6 +33,10 @@ type Config struct {
 	// ValuesOf names the invocations (Func and Index) whose values a light run records in full:
 	// arguments, fingerprint, caller line and returned value (a values run; an FLT's re-run).
 	ValuesOf []Selector `json:"values_of,omitempty"`
+	// Only makes a re-run record the invocations of these functions alone, and module bodies
+	// (PROTOCOL.md "only"): every other call costs the interpreter's call of the probe's hook and
+	// nothing more. nil: every function's.
+	Only []string `json:"only,omitempty"`
 	// Control is the unix socket on which an editor's run serves the control protocol, to add
 	// watches while it runs (PROTOCOL.md, "Watching in an editor's run"; "": none).
 	Control string `json:"control,omitempty"`

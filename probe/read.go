@@ -121,6 +121,12 @@ type Recording struct {
 	Trace  *adi.Trace
 	FLTs   map[int]*adi.FLT // by index in T
 	Result *Result          // nil when the process died before writing it
+	// Gaps holds the invocations of a run that recorded some functions only (Config.Only) whose
+	// direct user caller is a function it did not record: their recorded caller is a further one.
+	Gaps map[int]bool
+	// Strays holds, by index, the stepped invocations of such a run that called a function it did
+	// not record (the first one's name): their FLTs do not show that call.
+	Strays map[int]string
 }
 
 // The output files of a run (probe/PROTOCOL.md).
@@ -227,6 +233,7 @@ func (t *Tail) read(keep bool) (*Recording, error) {
 	}
 	tr.Index()
 	rec.Trace = tr
+	rec.Gaps, rec.Strays = d.gaps, d.strays
 	// The probe writes a batch's calls, then its FLT records: a snapshot taken between the two
 	// writes has a frame that ended in T and an FLT without its last steps. Its flt.bin is read
 	// again until every ended frame's FLT has its end (the second write is a moment away), for at
@@ -422,6 +429,8 @@ type code struct {
 	argnames []string
 	def      *adi.Code // shared by the frames of this code
 	slot     int32     // its function's place among the decoder's (funcSlot): build counts by it
+	// bare holds the Arguments of this code's bare calls ("bare" records), made at the first
+	bare *adi.Arguments
 }
 
 type decoder struct {
@@ -436,6 +445,8 @@ type decoder struct {
 	calls    []call    // call/callret/callexc/made records, in file order
 	outcomes []outcome // ret/exc/yield records, in file order
 	nodeIDs  []nodeID  // test records, in file order
+	gaps     map[int]bool
+	strays   map[int]string
 
 	args    argTable
 	defs    slab[adi.Code] // the Codes of the code records (see newCode)
@@ -608,6 +619,17 @@ func int32Field(n int) int32 {
 	return int32(min(max(n, math.MinInt32), math.MaxInt32))
 }
 
+// checkCall refuses a call record's invocation index or thread id out of range.
+func checkCall(idx, tid int) error {
+	if idx < 0 || idx > math.MaxInt32 {
+		return fmt.Errorf("invocation %d out of range", idx)
+	}
+	if tid < 0 || tid >= maxThreads {
+		return fmt.Errorf("thread id %d out of range", tid)
+	}
+	return nil
+}
+
 // callArgs returns the Arguments of a call record of code cid: the values items (reprs) and the
 // record's fingerprint field fp.
 func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error) {
@@ -701,6 +723,38 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			t.Threads = append(t.Threads, "")
 		}
 		t.Threads[tid] = name
+	case "bare":
+		// a bare call that returned (config bare_after): idx, cid, caller, tid and its value; no
+		// call line, its arguments not recorded
+		var n [4]int
+		if err := values(rec, &n[0], &n[1], &n[2], &n[3]); err != nil {
+			return err
+		}
+		idx, cid, caller, tid := n[0], n[1], n[2], n[3]
+		if err := checkCall(idx, tid); err != nil {
+			return err
+		}
+		cd := d.code(cid)
+		if cd == nil {
+			return fmt.Errorf("bare call of unknown code %d", cid)
+		}
+		if cd.bare == nil {
+			items := make([]any, len(cd.argnames))
+			for i := range items {
+				items[i] = bareMark
+			}
+			args, err := d.callArgs(cid, items, adi.BareFP)
+			if err != nil {
+				return err
+			}
+			cd.bare = args
+		}
+		c := call{idx: int32(idx), cid: int32Field(cid), caller: int32Field(caller), tid: uint16(tid),
+			status: adi.Returned, args: cd.bare}
+		if err := values(rec[4:], d.repr(&c.ret)); err != nil {
+			return err
+		}
+		d.calls = append(d.calls, c)
 	case "made", "call", "callret", "callexc":
 		// "made": a generator or coroutine numbered at its creation (3.12+); the call record its
 		// first start writes replaces this one, and without one it never started
@@ -726,11 +780,8 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			vals, fp = rec[5], rec[6]
 		}
 		var ok bool
-		if idx < 0 || idx > math.MaxInt32 {
-			return fmt.Errorf("invocation %d out of range", idx)
-		}
-		if tid < 0 || tid >= maxThreads {
-			return fmt.Errorf("thread id %d out of range", tid)
+		if err := checkCall(idx, tid); err != nil {
+			return err
 		}
 		c := call{idx: int32(idx), cid: int32Field(cid), caller: int32Field(caller), line: int32Field(line),
 			tid: uint16(tid), status: adi.Unfinished}
@@ -793,6 +844,25 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			return fmt.Errorf("invocation index %d out of range", idx)
 		}
 		d.nodeIDs = append(d.nodeIDs, nodeID{int32(idx), id})
+	case "gap":
+		var idx int
+		if err := values(rec, &idx); err != nil {
+			return err
+		}
+		if d.gaps == nil {
+			d.gaps = map[int]bool{}
+		}
+		d.gaps[idx] = true
+	case "stray":
+		var idx int
+		var fn string
+		if err := values(rec, &idx, &fn); err != nil {
+			return err
+		}
+		if d.strays == nil {
+			d.strays = map[int]string{}
+		}
+		d.strays[idx] = fn
 	case "resume", "trunc":
 		// resumptions are visible in FLTs; the limit is in result.json.
 	default:

@@ -115,6 +115,11 @@ func TestReadCorrupt(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "invocation 0 of unknown code 7")
 
+	dir = writeFiles(t, map[string]string{CallsFile: callsBin(t, `[["bare",0,7,-1,0,1]]`)})
+	_, err = Read(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bare call of unknown code 7")
+
 	dir = writeFiles(t, map[string]string{CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,[]],["call",0,0,0,0,0,[],""]]`)})
 	_, err = Read(dir)
 	require.Error(t, err)
@@ -218,6 +223,7 @@ func TestReadAbandonedFLT(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(callsBin(f, sampleCalls)), []byte(fltBin(f, sampleFLT)))
 	f.Add([]byte(callsBin(f, `[["call",0,0,7,0,0,[],""]]`)), []byte(fltBin(f, `[["step",0,1,[],[],[],{}]]`)))
+	f.Add([]byte(callsBin(f, `[["code",0,"t:f","/p/t.py",1,["a","*b"]],["call",0,0,-1,0,0,[1,"()"],null],["bare",1,0,0,0,"\u0001"],["bare",2,0,1,0,3]]`)), []byte(fltBin(f, `[]`)))
 	f.Add([]byte(callsBin(f, `[["code",0,"t:f","/p/t.py",1,["a"]],["callret",1,0,0,0,3,[1],null,1],["call",0,0,-1,0,0,["2"],"=2"],["exc",0,"E","m",2],["callexc",5,0,9,0,0,[],"","E","m",1]]`)), []byte(fltBin(f, `[["begin",1],["step",1,1,[["a",null,1,"new"]],[0],[[1,2]],{"yield":3,"resume":true}]]`)))
 	f.Fuzz(func(t *testing.T, calls, flt []byte) {
 		dir := t.TempDir()
@@ -368,12 +374,26 @@ func TestReadBareCalls(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		CallsFile: callsBin(t, `[["code",0,"t:f","/p/t.py",1,["box","k"]],["callret",0,0,-1,0,0,[1,2],null,"None"],`+
 			`["callret",1,0,0,0,0,["\u0001","\u0001"],"~bare","\u0001"],["callret",2,0,0,0,0,["\u0001","\u0001"],"~bare",7],`+
-			`["test",0,"t.py::test_f[a]"]]`),
-		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3}`,
+			`["test",0,"t.py::test_f[a]"],["bare",3,0,0,0,"\u0001"],["bare",4,0,3,0,9]]`),
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":5}`,
 	})
 	rec, err := Read(dir)
 	require.NoError(t, err)
-	require.Equal(t, 3, rec.Trace.Len())
+	require.Equal(t, 5, rec.Trace.Len())
+	// the short "bare" record (idx, cid, caller, tid, value) reads as the long one does, and the
+	// bare calls of one code share their Arguments
+	for i, want := range []string{adi.NotRecorded, "9"} {
+		b := rec.Trace.Frames[3+i]
+		assert.Equal(t, rec.Trace.Frames[1].Args, b.Args)
+		assert.Equal(t, adi.BareFP, b.ArgsFP)
+		assert.Equal(t, want, b.Return)
+		assert.Equal(t, adi.Returned, b.Status)
+		assert.Equal(t, int32(4+i), b.N)
+		assert.Equal(t, int32(0), b.CallLine)
+		assert.True(t, b.Bare())
+	}
+	assert.Same(t, rec.Trace.Frames[3].Arguments, rec.Trace.Frames[4].Arguments)
+	assert.Equal(t, int32(3), rec.Trace.Frames[4].Caller)
 	f := rec.Trace.Frames[1]
 	assert.Equal(t, []adi.Arg{{Name: "box", Value: adi.NotRecorded}, {Name: "k", Value: adi.NotRecorded}}, f.Args)
 	assert.Equal(t, adi.NotRecorded, f.Return)

@@ -1,8 +1,10 @@
 """Entry script of adi's probe: ``python adi_probe_run.py CONFIG.json``.
 
-``python adi_probe_run.py --standby FIFO`` is a run started ahead of need (under debugpy, for
-adi's exec): it waits until adi writes a config path and a newline into the FIFO, then runs as
-``adi_probe_run.py CONFIG.json`` would. End of file without a path ends it (exit 0).
+``python adi_probe_run.py --standby FIFO`` is a run started ahead of need (a run kept ready for
+the next re-run or exec, or under debugpy for adi's exec --then-continue): it imports the probe's
+modules, then waits until adi writes a config path and a newline into the FIFO, and runs as
+``adi_probe_run.py CONFIG.json`` would. End of file without a path ends it (exit 0). Nothing of
+the target runs before the config comes, so such a run is the same as a cold one.
 
 It takes its own directory off the front of ``sys.path`` (the target must see the path
 ``python <target>`` would give it), appends it at the end so ``import adi_probe`` works (also
@@ -21,14 +23,8 @@ def _main():
         del sys.path[0]
     if here not in sys.path:
         sys.path.append(here)
-    if len(sys.argv) == 3 and sys.argv[1] == "--standby":
-        with open(sys.argv[2], "r", encoding="utf-8") as fifo:  # blocks until adi opens it
-            config = fifo.readline().rstrip("\n")
-        if not config:
-            return 0
-        del sys.argv[1:]
-        sys.argv.append(config)
-    if len(sys.argv) != 2:
+    standby = len(sys.argv) == 3 and sys.argv[1] == "--standby"
+    if len(sys.argv) != 2 and not standby:
         sys.stderr.write("adi: usage: %s CONFIG.json | --standby FIFO\n" % os.path.basename(sys.argv[0]))
         return 2
     # The probe's own modules are compiled to bytecode in its directory even when the environment
@@ -42,8 +38,17 @@ def _main():
     try:
         import adi_probe
         _compile_all(os.path.join(here, "adi_probe"))
+        if standby:
+            import adi_probe.runner  # noqa: F401 - what main imports, before the config comes
     finally:
         sys.dont_write_bytecode = dont_write
+    if standby:
+        with open(sys.argv[2], "r", encoding="utf-8") as fifo:  # blocks until adi opens it
+            config = fifo.readline().rstrip("\n")
+        if not config:
+            return 0
+        del sys.argv[1:]
+        sys.argv.append(config)
     return adi_probe.main(sys.argv[1])
 
 

@@ -112,6 +112,12 @@ class Config:
         # the run answers with its stops alone (an exec's run): it writes no T and no FLT, and
         # does not build T's records (PROTOCOL.md)
         self.stops_only = bool(data.get("stops_only", False))
+        # a re-run that records the invocations of these functions only, and module bodies
+        # (PROTOCOL.md "only"); None: every function's
+        only = data.get("only")
+        if only is not None and (not isinstance(only, list) or not all(isinstance(f, str) for f in only)):
+            raise ConfigError("'only' must be a list of function names or null")
+        self.only = frozenset(only) if only is not None else None
         self.trace_tests = bool(data.get("trace_tests", False))
         # the stepping time, in ms, the tests' FLTs may take in all: a test that starts after it
         # is spent is not stepped (PROTOCOL.md, trace_tests)

@@ -353,9 +353,13 @@ class MonitoringEngine:
                 stack.pop()
                 if write_t:
                     t = type(value)
-                    calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid, e[E_LINE], e[E_ARGS],
-                                  e[E_FP], value if (t is int and nbig < value < big) or t in raw
-                                  else BARE if e[E_FP] is BARE_FP else info.render(value)))
+                    if e[E_FP] is BARE_FP:
+                        calls_append(("bare", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid,
+                                      value if (t is int and nbig < value < big) or t in raw else BARE))
+                    else:
+                        calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], h.ts.tid, e[E_LINE], e[E_ARGS],
+                                      e[E_FP], value if (t is int and nbig < value < big) or t in raw
+                                      else info.render(value)))
             else:
                 h.leave("return", value)
 

@@ -308,7 +308,7 @@ class LiveWatch:
 class ThreadState:
     """One thread's recording state (its stack of live user frames)."""
 
-    __slots__ = ("ident", "tid", "name", "stack", "hooks", "bare_lim", "anchors")
+    __slots__ = ("ident", "tid", "name", "stack", "hooks", "bare_lim", "anchors", "gap_now")
 
     def __init__(self, ident, name):
         self.ident = ident
@@ -321,6 +321,7 @@ class ThreadState:
         # `anchors` holds the stepped entries with the limit each replaced
         self.bare_lim = [0]
         self.anchors = []
+        self.gap_now = False  # config "only": the call being entered was made through a function not recorded
 
 
 class Hooks:
@@ -339,6 +340,11 @@ class Recorder:
         self.users = users
         self.codes = {}      # id(code) -> CodeInfo, or False for code that is not user code
         self._code_refs = {}  # id(code) -> weakref dropping the entry when the code object dies
+        # config "only": the ids of the user code objects whose invocations are not recorded (in
+        # ``codes`` as False, like code that is not the user's)
+        self.unlisted = {}  # id(code) -> its func name
+        self.gapped = set()  # the idx of the invocations written with a "gap" record
+        self.only = cfg.only  # None under the sys.monitoring engine (runner), which does not take it
         self.threads = {}
         self.live_gens = {}
         self.limit = [cfg.max_calls]  # first idx that is not recorded
@@ -435,6 +441,11 @@ class Recorder:
             if path is None:
                 self.codes[key] = False
                 return False
+            only = self.only
+            if only is not None and func not in only and code.co_name != "<module>":
+                self.codes[key] = False
+                self.unlisted[key] = func
+                return False
             counter = self._counters.get(func)
             if counter is None:
                 counter = self._counters[func] = itertools.count(1)
@@ -515,6 +526,7 @@ class Recorder:
     def _forget_code(self, key, ref):
         self.codes.pop(key, None)
         self._code_refs.pop(key, None)
+        self.unlisted.pop(key, None)
         if self.scope is not None:
             self.scope.skip.discard(key)
 
@@ -526,6 +538,7 @@ class Recorder:
         with self._lock:
             self._code_refs.clear()
             self.codes.clear()
+            self.unlisted.clear()
 
     def thread_state(self, fresh=False):
         """The state of the current thread; `fresh`: a new thread starts (idents are reused)."""
@@ -773,7 +786,7 @@ class Recorder:
             if idx & _FLUSH_MASK == _FLUSH_MASK:
                 flush_at(idx)
             frame.f_trace_lines = False
-            return local
+            return local_bare
 
         def push_bare(frame, info, ce):
             """Record a bare call of `info` by the frame of entry `ce` (config bare_after): no
@@ -789,7 +802,7 @@ class Recorder:
                 flush_at(idx)
             if current[0] is TRACE:  # (attach's common case, inline: call_bare's path)
                 frame.f_trace_lines = False
-                return local
+                return local_bare
             return attach(frame, e)
 
         def wanted(frame, e, ce):
@@ -921,8 +934,11 @@ class Recorder:
                                 r = objs_get(t) if info.render is summary else None  # summary(), inline
                                 if r is None:
                                     r = info.render(arg)
-                            calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
-                                          e[E_ARGS], e[E_FP], r))
+                            if e[E_FP] is BARE_FP:
+                                calls_append(("bare", e[E_IDX], info.cid, e[E_CALLER], tid, r))
+                            else:
+                                calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
+                                              e[E_ARGS], e[E_FP], r))
                         else:
                             exit_event(frame, arg)
             elif event == "line":
@@ -943,6 +959,22 @@ class Recorder:
                         e[E_EXC_AT] = frame.f_lasti
                         frame.f_trace_lines = True  # a handler's first line clears the mark
             return local
+
+        def local_bare(frame, event, arg):
+            """TRACE: the local trace function of a bare call (``call_bare``, ``push_bare``): its
+            common exit, a value returned, writes the short ``bare`` record here; anything else
+            is ``local``'s (which takes over the frame)."""
+            if event == "return" and stack:
+                e = stack[-1]
+                if e[E_FRAME] is frame and not e[E_STATE] and current[0] is TRACE and (
+                        arg is not None or frame.f_lasti in e[E_INFO].returns()):
+                    pop()
+                    if write_t:
+                        t = type(arg)
+                        calls_append(("bare", e[E_IDX], e[E_INFO].cid, e[E_CALLER], tid,
+                                      arg if (t is int and nbig < arg < big) or t in raw else BARE))
+                    return local_bare
+            return local(frame, event, arg)
 
         def caught(frame, e):
             """A line after an exception in a generator: it was caught."""
@@ -981,6 +1013,8 @@ class Recorder:
                     r = UNRENDERED if importing[0] else info.render(value)
                 if e[E_STATE] == WRITTEN:
                     calls_append(("ret", idx, r))
+                elif e[E_FP] is BARE_FP:
+                    calls_append(("bare", idx, info.cid, e[E_CALLER], tid, r))
                 else:
                     calls_append(("callret", idx, info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP], r))
             elif kind == "yield":
@@ -1053,8 +1087,11 @@ class Recorder:
                                 r = objs_get(t) if info.render is summary else None
                                 if r is None:
                                     r = info.render(arg)
-                            calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
-                                          e[E_ARGS], e[E_FP], r))
+                            if e[E_FP] is BARE_FP:
+                                calls_append(("bare", e[E_IDX], info.cid, e[E_CALLER], tid, r))
+                            else:
+                                calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
+                                              e[E_ARGS], e[E_FP], r))
                     else:
                         exit_event(frame, arg)
                     if stack:
@@ -1077,6 +1114,8 @@ class Recorder:
                 call = call_rec
             enter_slow = enter_slow_rec
             leave = leave_rec
+            if rec.only is not None:
+                call = self._only_hook(call, ts, calls_append)
         else:
             call, profile, enter_slow, leave = self._scoped_hooks(
                 ts, stack, call_rec, profile, enter_slow_rec, leave_rec, live_gens_get)
@@ -1093,6 +1132,59 @@ class Recorder:
         hooks.last = None
         ts.hooks = hooks
         return hooks
+
+    def _only_hook(self, inner, ts, calls_append):
+        """The call hook of a run that records some functions only (config "only"; TRACE and
+        PROFILE modes): a call of any other function costs one lookup and returns, except one
+        that the frame being stepped makes itself, which is written as a ``stray`` record (the
+        FLT would not show it); the others go to `inner`. A recorded invocation whose nearest
+        user caller is a function not recorded gets a ``gap`` record: its recorded caller is not
+        its direct one."""
+        codes_get = self.codes.get
+        classify = self.classify
+        unlisted = self.unlisted
+        gapped = self.gapped
+        strayed = set()
+        stack = ts.stack
+
+        def user_caller(frame):
+            """The nearest frame above `frame` that runs user code, and whether the run does not
+            record its function; (None, False) for none."""
+            f = frame.f_back
+            while f is not None:
+                k = _id(f.f_code)
+                if codes_get(k):
+                    return f, False
+                if k in unlisted:
+                    return f, True
+                f = f.f_back
+            return None, False
+
+        def call_only(frame, event, arg):
+            code = frame.f_code
+            info = codes_get(_id(code))
+            if info is None:
+                info = classify(code, frame)
+            if info is False:
+                if stack and stack[-1][E_STEP] is not None and _id(code) in unlisted:
+                    e = stack[-1]
+                    if e[E_IDX] not in strayed and user_caller(frame)[0] is e[E_FRAME]:
+                        strayed.add(e[E_IDX])  # (its first such call says it)
+                        calls_append(("stray", e[E_IDX], unlisted[_id(code)]))
+                return None
+            gap = (not info.is_gen or frame.f_lasti == info.first_lasti) and user_caller(frame)[1]
+            if not gap:
+                return inner(frame, event, arg)
+            ts.gap_now = True  # (its expectation, checked at entry, sees it: _watch_enter)
+            try:
+                result = inner(frame, event, arg)
+            finally:
+                ts.gap_now = False
+            if stack and stack[-1][E_FRAME] is frame:
+                gapped.add(stack[-1][E_IDX])
+                calls_append(("gap", stack[-1][E_IDX]))
+            return result
+        return call_only
 
     def _scoped_hooks(self, ts, stack, call_rec, profile_rec, enter_slow_rec, leave_rec, live_gens_get):
         """The hooks of scoped recording (config "scope", watch.py): outside a recorded frame a
@@ -1325,6 +1417,9 @@ class Recorder:
             fp = _fp_text(e)  # only expected invocations need the fingerprint's text
             if chain is None:
                 chain = ["%s#%d" % (x[E_INFO].func, x[E_N]) for x in ts.stack[:-1]]
+                if ts.gap_now or (self.gapped and any(x[E_IDX] in self.gapped for x in ts.stack)):
+                    # (config "only") called through a function not recorded: not the chain
+                    chain.append("(a function not recorded)")
             if chain != exp.chain or (fp != exp.args_fp and exp.args_fp != BARE_FP):
                 diverged = True
                 if self.divergence is None:

@@ -99,6 +99,8 @@ class Run:
             self.engine = select_engine(self.rec)
         except EngineError as exc:
             return self.launch_failed(str(exc))
+        if self.engine.name == "monitoring":
+            self.rec.only = None  # (config "only": sys.monitoring records every function, as fast)
         self.rec.guard = RecursionGuard(self.rec)
         self.started = time.perf_counter()
         self.engine.start()

@@ -128,6 +128,8 @@ class Recording:
         self.threads = {}
         self.invocations = {}
         self.trunc = None
+        self.gaps = []    # config "only": invocations called through a function not recorded
+        self.strays = []  # (stepped invocation, the function not recorded it called)
         outcomes = []
         for r in self.calls_records:
             tag = r[0]
@@ -139,6 +141,11 @@ class Recording:
                 # numbered at creation (3.12+); its call record follows when it starts
                 inv = Invocation(self, list(r[1:6]) + [(), None])
                 inv.outcome = ("not started",)
+                self.invocations[r[1]] = inv
+            elif tag == "bare":
+                # a bare call that returned: idx, cid, caller, tid, value (PROTOCOL.md)
+                inv = Invocation(self, list(r[1:5]) + [0, ("\x01",) * len(self.codes[r[2]][3]), "~bare"])
+                inv.outcome = ("ret", value(r[5]))
                 self.invocations[r[1]] = inv
             elif tag in ("call", "callret", "callexc"):
                 inv = Invocation(self, r[1:])
@@ -159,6 +166,10 @@ class Recording:
                 outcomes.append(r)
             elif tag == "trunc":
                 self.trunc = r[1]
+            elif tag == "gap":
+                self.gaps.append(r[1])
+            elif tag == "stray":
+                self.strays.append((r[1], r[2]))
         for r in outcomes:
             inv = self.invocations[r[1]]
             if r[0] == "ret":

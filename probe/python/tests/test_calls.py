@@ -276,6 +276,62 @@ class LightHook(unittest.TestCase):
                     self.assertEqual((inv.args, inv.call_line), ([], 0), inv.fid)
 
 
+class OnlyFunctions(unittest.TestCase):
+    """Config "only" (a re-run that records some functions): their invocations and module
+    bodies are recorded, numbered as in a run that records everything; one whose nearest user
+    caller is a function not recorded gets a "gap" record, and a stepped invocation that calls
+    such a function a "stray" record. sys.monitoring records every function (it ignores "only")."""
+
+    def test_only(self):
+        from .harness import record, script
+        for engine in (None, "profile"):
+            with self.subTest(engine=engine):
+                full = record(script("only_prog.py"), engine=engine)
+                rec = record(script("only_prog.py"), engine=engine, light=True,
+                             only=["only_prog:work", "only_prog:leaf"])
+                self.assertEqual(rec.returncode, 0, rec.stderr)
+                self.assertEqual(rec.stdout, full.stdout)
+                self.assertEqual(rec.stdout, "10 6\n")
+                monitoring = rec.result["engine"] == "monitoring"
+                if monitoring:
+                    self.assertEqual(rec.fids(), full.fids())
+                    self.assertEqual(rec.gaps, [])
+                    continue
+                self.assertEqual(rec.fids(), [f for f in full.fids() if "helper" not in f])
+                self.assertEqual(rec.fids(), ["only_prog:<module>#1", "only_prog:work#1", "only_prog:leaf#1",
+                                              "only_prog:leaf#2", "only_prog:leaf#3", "only_prog:leaf#4",
+                                              "only_prog:work#2", "only_prog:leaf#5", "only_prog:leaf#6",
+                                              "only_prog:leaf#7"])
+                self.assertEqual(rec.caller_of("only_prog:leaf#4"), "only_prog:work#1")
+                self.assertEqual(sorted(rec.fid(i) for i in rec.gaps), ["only_prog:leaf#4", "only_prog:leaf#7"])
+                self.assertEqual(rec.strays, [])
+                # an expected invocation called through a function not recorded is not the one
+                # expected, though its recorded callers are
+                exp = record(script("only_prog.py"), engine=engine, light=True,
+                             only=["only_prog:work", "only_prog:leaf"],
+                             trace=[{"func": "only_prog:leaf", "index": 4}],
+                             expect=[{"func": "only_prog:leaf", "index": 4,
+                                      "chain": ["only_prog:<module>#1", "only_prog:work#1"], "args_fp": "~bare"}])
+                self.assertEqual(exp.result["divergence"]["actual"],
+                                 "callers only_prog:<module>#1 > only_prog:work#1 > (a function not recorded), args =3")
+                self.assertNotIn(exp.get("only_prog:leaf#4").idx, exp.flts)
+                stepped = record(script("only_prog.py"), engine=engine, light=True,
+                                 only=["only_prog:work", "only_prog:leaf"],
+                                 trace=[{"func": "only_prog:work", "index": 2}])
+                self.assertEqual([(stepped.fid(i), f) for i, f in stepped.strays],
+                                 [("only_prog:work#2", "only_prog:helper")])
+                # its steps name leaf#7, which helper called: the stray record is what tells the
+                # bridge that this FLT hides a call, so that it refuses it
+                self.assertEqual([s[3] for s in stepped.steps("only_prog:work#2") if s[3]],
+                                 [["only_prog:leaf#5"], ["only_prog:leaf#6"], ["only_prog:leaf#7"]])
+
+    def test_only_config(self):
+        from .harness import record, script
+        rec = record(script("only_prog.py"), only="only_prog:work")
+        self.assertEqual(rec.returncode, 2)
+        self.assertIn("'only' must be a list of function names or null", rec.stderr)
+
+
 class BareCalls(unittest.TestCase):
     """A first run's bare calls (config bare_after): past the first calls, a plain call deeper than
     bare_depth whose caller is not stepped is recorded without values, fingerprint or caller line,
@@ -317,6 +373,9 @@ class BareCalls(unittest.TestCase):
         # leaf#2046-2050 in iteration 410; then deep(1), deep(0) and five leaves in each of the
         # last 190 iterations, except mid#500's leaves
         self.assertEqual(nbare, 5 + 190 * 7 - 5)
+        # each written as a short "bare" record: idx, cid, caller, tid and the value
+        self.assertEqual(sum(1 for r in bare.calls_records if r[0] == "bare"), nbare)
+        self.assertEqual([len(r) for r in bare.calls_records if r[0] == "bare"][:1], [6])
         self.assertEqual(bare.get("bare_prog:deep#1643").fp, "~bare")
         self.assertEqual(bare.get("bare_prog:deep#1642").fp, "=2, 5")
         self.assertEqual(bare.get("bare_prog:leaf#2500").args, [("x", "4")])
