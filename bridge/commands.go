@@ -37,11 +37,17 @@ func (s *Session) begin(ctx context.Context) (context.Context, func(), error) {
 	s.stop = cancel
 	s.stopMu.Unlock()
 	s.busy.Store(true)
+	if s.rn != nil {
+		s.rn.busy()
+	}
 	return ctx, func() {
 		releaseSoon()
 		s.refreshInfo()
 		s.busy.Store(false)
 		cancel()
+		if s.rn != nil {
+			s.rn.idleNow() // (ready.go)
+		}
 		s.mu.Unlock()
 	}, nil
 }

@@ -34,6 +34,7 @@ func NewSession(ctx context.Context, opts Options, cfg SessionConfig) (*Session,
 	s.state = adi.NewState(s.trace)
 	s.saveState()
 	s.refreshInfo()
+	s.rn.idleNow() // a run kept ready for its first re-run (ready.go)
 	return s, nil
 }
 

@@ -22,14 +22,19 @@ import (
 // Nothing of the target has run before it takes its config, so the run is the same as a cold
 // one. (standby.go keeps a debug run ready the same way, for exec --then-continue.)
 //
-// A runner keeps at most one, started after each run under the probe alone that answered
-// (Session.record), and ends it after readyTTL unused, when its session drops the runs it keeps
+// A runner keeps at most one, started once its session has been idle for readyIdle after a run
+// under the probe alone answered (Session.record), and ends it after readyTTL unused, when its session drops the runs it keeps
 // ready (Session.DropStandby) and when it closes (runner.close); a daemon keeps at most maxReady,
 // for the sessions that ran last. Its processes are
 // killed with the daemon, as every run's are (Pdeathsig).
 
 // readyTTL is how long an unused run kept ready is kept.
 const readyTTL = 2 * time.Minute
+
+// readyIdle is how long a session stays idle before it starts its run kept ready: the start (about
+// 45 ms of the interpreter's and the probe's CPU) then never competes with an answer, nor with the
+// commands of a burst, which answer from the recording; an agent thinks for seconds between two.
+const readyIdle = 250 * time.Millisecond
 
 // maxReady bounds the runs kept ready in one daemon: an idle interpreter with the probe imported
 // takes about 12 MB, and of many open sessions the ones used last are the ones used next. A
@@ -71,14 +76,46 @@ type readyRun struct {
 	timer *time.Timer
 }
 
-// release ends the process and removes the FIFO.
+// release ends the process (not taken) and removes the FIFO.
 func (r *readyRun) release() {
-	r.pr.kill()
+	r.pr.kill(false)
 	_ = os.Remove(r.fifo)
 }
 
+// wantReady notes that the session runs its program under the probe alone (a run answered): it
+// keeps a run ready once idle.
+func (rn *runner) wantReady() {
+	rn.mu.Lock()
+	rn.want = true
+	rn.mu.Unlock()
+}
+
+// busy notes that a command started: the run kept ready is not started meanwhile.
+func (rn *runner) busy() {
+	rn.mu.Lock()
+	if rn.idle != nil {
+		rn.idle.Stop()
+	}
+	rn.mu.Unlock()
+}
+
+// idleNow notes that a command ended (or the session was created): readyIdle later, unless another
+// has started, keepReady starts the run kept ready, if the session wants one and has none.
+func (rn *runner) idleNow() {
+	rn.mu.Lock()
+	defer rn.mu.Unlock()
+	if !rn.want || rn.ready != nil || rn.readying != nil || rn.closed {
+		return
+	}
+	if rn.idle == nil {
+		rn.idle = time.AfterFunc(readyIdle, rn.keepReady)
+	} else {
+		rn.idle.Reset(readyIdle)
+	}
+}
+
 // keepReady starts a run kept ready in the background unless the runner has one (or is starting
-// one) or is closed. The session calls it after a run under the probe alone answered.
+// one) or is closed.
 func (rn *runner) keepReady() {
 	rn.mu.Lock()
 	defer rn.mu.Unlock()
@@ -176,5 +213,6 @@ func (rn *runner) takeReady(ctx context.Context, cfgPath string) *proc {
 		return nil
 	}
 	_ = os.Remove(r.fifo)
+	r.pr.copyOutput()
 	return r.pr
 }

@@ -125,6 +125,8 @@ type runner struct {
 	ready    *readyRun
 	readying chan struct{} // closed when keepReady's start in flight ends; nil when none
 	readySeq int
+	want     bool        // the session ran its program under the probe alone: it keeps a run ready
+	idle     *time.Timer // starts the run kept ready once the session is idle (idleNow)
 	closed   bool
 }
 
@@ -134,6 +136,9 @@ type runner struct {
 func (rn *runner) close() {
 	rn.mu.Lock()
 	rn.closed = true
+	if rn.idle != nil {
+		rn.idle.Stop()
+	}
 	rn.mu.Unlock()
 	rn.dropReady(nil)
 	done := make(chan struct{})
@@ -266,9 +271,9 @@ func (rn *runner) spawn(args []string) (*proc, error) {
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
-	go pr.outP.copy()
-	go pr.errP.copy()
 	if err != nil {
+		pr.outP.f.Close()
+		pr.errP.f.Close()
 		return nil, fmt.Errorf("start %s: %w", p.Python, err)
 	}
 	lowerPriority(cmd.Process.Pid)
@@ -282,10 +287,23 @@ func (rn *runner) spawn(args []string) (*proc, error) {
 	return pr, nil
 }
 
-// kill ends the process and what it started, and waits for them.
-func (pr *proc) kill() {
+// copyOutput starts copying the process's output into its captures (two goroutines, each with a
+// buffer of its own: a process kept ready, which prints nothing while it waits, does without
+// them until it is taken).
+func (pr *proc) copyOutput() {
+	go pr.outP.copy()
+	go pr.errP.copy()
+}
+
+// kill ends the process and what it started, and waits for them; copying says whether its output
+// is being copied (else its pipes are closed here).
+func (pr *proc) kill(copying bool) {
 	dap.KillRun(pr.cmd.Process.Pid, pr.tag)
 	<-pr.done
+	if !copying {
+		pr.outP.f.Close()
+		pr.errP.f.Close()
+	}
 }
 
 // record runs the program under the probe alone (no debugpy): the fast path for recording. It
@@ -303,6 +321,7 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 		if pr, err = rn.spawn([]string{probe.Script(probeDir), cfgPath}); err != nil {
 			return nil, err
 		}
+		pr.copyOutput()
 	}
 	pr.stdout.setSink(req.Output)
 	pr.stderr.setSink(req.Output)

@@ -117,7 +117,7 @@ func (s *Session) record(ctx context.Context, purpose string, req RunRequest) (*
 	}
 	s.emit(Event{Session: s.ID, Kind: "run_finished", Run: filepath.Base(run.Dir), Purpose: purpose,
 		Frames: run.Rec.Trace.Len(), FLTs: len(run.Rec.FLTs)})
-	s.rn.keepReady() // for the next re-run (ready.go)
+	s.rn.wantReady() // for the next re-run, once the session is idle (ready.go)
 	return run, nil
 }
 
