@@ -32,9 +32,11 @@ import (
 const readyTTL = 2 * time.Minute
 
 // readyIdle is how long a session stays idle before it starts its run kept ready: the start (about
-// 45 ms of the interpreter's and the probe's CPU) then never competes with an answer, nor with the
-// commands of a burst, which answer from the recording; an agent thinks for seconds between two.
-const readyIdle = 250 * time.Millisecond
+// 45 ms of the interpreter's and the probe's CPU) then never competes with a command of the
+// session (with 250 ms, a command that followed another's answer by a third of a second on this
+// 2-core machine ran beside it: networkx's navigation measured 11 ms instead of 5); an agent
+// thinks for longer than that between two commands.
+const readyIdle = 2 * time.Second
 
 // maxReady bounds the runs kept ready in one daemon: an idle interpreter with the probe imported
 // takes about 12 MB, and of many open sessions the ones used last are the ones used next. A
