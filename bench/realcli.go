@@ -124,8 +124,10 @@ func (c *cli) runs(session string) int {
 }
 
 // settleTime is how long the daemon is left alone before its memory is read: it returns freed
-// memory to the system a second after its last command (bridge/memory.go).
-const settleTime = 2500 * time.Millisecond
+// memory to the system a second after its last command (bridge/memory.go), and a session idle for
+// 2 s starts its probe process kept ready, returning what that start allocated a second later
+// (bridge/ready.go).
+const settleTime = 4500 * time.Millisecond
 
 // settledMemory waits for the daemon to settle and returns its resident memory.
 func (c *cli) settledMemory(ctx context.Context) (int64, error) {

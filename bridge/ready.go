@@ -80,7 +80,7 @@ type readyRun struct {
 
 // release ends the process (not taken) and removes the FIFO.
 func (r *readyRun) release() {
-	r.pr.kill(false)
+	r.pr.killIdle()
 	_ = os.Remove(r.fifo)
 }
 
@@ -145,6 +145,7 @@ func (rn *runner) keepReady() {
 			r.timer = time.AfterFunc(readyTTL, func() { rn.dropReady(r) })
 		}
 		rn.mu.Unlock()
+		releaseSoon() // what starting it allocated: the session is idle
 		if !keep {
 			notKeeping(rn)
 		}
@@ -215,6 +216,6 @@ func (rn *runner) takeReady(ctx context.Context, cfgPath string) *proc {
 		return nil
 	}
 	_ = os.Remove(r.fifo)
-	r.pr.copyOutput()
+	r.pr.start()
 	return r.pr
 }

@@ -243,7 +243,7 @@ func (pr *proc) alive() bool {
 	case <-pr.exited:
 		return false
 	default:
-		return true
+		return !exitedNow(pr.cmd.Process.Pid) // (a process kept ready is not watched: start)
 	}
 }
 
@@ -277,33 +277,32 @@ func (rn *runner) spawn(args []string) (*proc, error) {
 		return nil, fmt.Errorf("start %s: %w", p.Python, err)
 	}
 	lowerPriority(cmd.Process.Pid)
-	go func() {
-		// Children the target leaves behind end with it (they would hold its output open).
-		waitExited(cmd.Process.Pid)
-		close(pr.exited)
-		endLeftovers(cmd.Process.Pid, pr.tag)
-		pr.done <- cmd.Wait()
-	}()
 	return pr, nil
 }
 
-// copyOutput starts copying the process's output into its captures (two goroutines, each with a
-// buffer of its own: a process kept ready, which prints nothing while it waits, does without
-// them until it is taken).
-func (pr *proc) copyOutput() {
+// start starts what a running process needs: a goroutine that waits for its exit (and holds an
+// OS thread meanwhile, in waitid), then ends what it left behind and reaps it (done), and two that
+// copy its output into its captures (each with a buffer of its own). A process kept ready, which
+// prints nothing while it waits, does without them until it is taken.
+func (pr *proc) start() {
+	go func() {
+		// Children the target leaves behind end with it (they would hold its output open).
+		waitExited(pr.cmd.Process.Pid)
+		close(pr.exited)
+		endLeftovers(pr.cmd.Process.Pid, pr.tag)
+		pr.done <- pr.cmd.Wait()
+	}()
 	go pr.outP.copy()
 	go pr.errP.copy()
 }
 
-// kill ends the process and what it started, and waits for them; copying says whether its output
-// is being copied (else its pipes are closed here).
-func (pr *proc) kill(copying bool) {
+// killIdle ends a process that was never started (kept ready, not taken) and reaps it.
+func (pr *proc) killIdle() {
 	dap.KillRun(pr.cmd.Process.Pid, pr.tag)
-	<-pr.done
-	if !copying {
-		pr.outP.f.Close()
-		pr.errP.f.Close()
-	}
+	_ = syscall.Kill(-pr.cmd.Process.Pid, syscall.SIGKILL)
+	_ = pr.cmd.Wait()
+	pr.outP.f.Close()
+	pr.errP.f.Close()
 }
 
 // record runs the program under the probe alone (no debugpy): the fast path for recording. It
@@ -321,7 +320,7 @@ func (rn *runner) record(ctx context.Context, req RunRequest) (*Run, error) {
 		if pr, err = rn.spawn([]string{probe.Script(probeDir), cfgPath}); err != nil {
 			return nil, err
 		}
-		pr.copyOutput()
+		pr.start()
 	}
 	pr.stdout.setSink(req.Output)
 	pr.stderr.setSink(req.Output)
