@@ -155,15 +155,25 @@ func (rn *runner) keepReady() {
 	}()
 }
 
-// startReady starts the probe waiting on a new FIFO at fifo.
-func (rn *runner) startReady(fifo string) (*readyRun, error) {
+// newFIFO installs the probe and creates a new FIFO at path, from which a run started ahead of
+// need (here, and standby.go) reads its config's path; it returns the probe's directory.
+func newFIFO(path string) (string, error) {
 	probeDir, err := probe.Install()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	_ = os.Remove(fifo)
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		return nil, fmt.Errorf("create the FIFO of the run kept ready: %w", err)
+	_ = os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		return "", fmt.Errorf("create the FIFO of a run kept ready: %w", err)
+	}
+	return probeDir, nil
+}
+
+// startReady starts the probe waiting on a new FIFO at fifo.
+func (rn *runner) startReady(fifo string) (*readyRun, error) {
+	probeDir, err := newFIFO(fifo)
+	if err != nil {
+		return nil, err
 	}
 	pr, err := rn.spawn([]string{probe.Script(probeDir), "--standby", fifo})
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/adi-bridge/adi/dap"
-	"github.com/adi-bridge/adi/probe"
 )
 
 // A standby is a debug run started ahead of the next exec --then-continue (a plain exec runs under
@@ -153,13 +152,9 @@ func (s *Session) takeStandby(ctx context.Context) *standby {
 
 // startStandby launches a debug run whose probe waits on the FIFO fifo for its config.
 func (rn *runner) startStandby(ctx context.Context, fifo string) (*debugRun, error) {
-	probeDir, err := probe.Install()
+	probeDir, err := newFIFO(fifo)
 	if err != nil {
 		return nil, err
-	}
-	_ = os.Remove(fifo)
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		return nil, fmt.Errorf("create the standby's FIFO: %w", err)
 	}
 	d, err := rn.launchDebug(ctx, probeDir, []string{"--standby", fifo}, nil, nil)
 	if err != nil {
