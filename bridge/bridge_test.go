@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"fmt"
+	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -185,4 +187,22 @@ func TestKeptReadyBounded(t *testing.T) {
 	kept.mu.Lock()
 	defer kept.mu.Unlock()
 	assert.Empty(t, kept.runners)
+}
+
+// TestExitedNow: exitedNow tells a running child from one that exited, without reaping it (the
+// process kept ready is not watched by a goroutine: ready.go).
+func TestExitedNow(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	require.NoError(t, cmd.Start())
+	pid := cmd.Process.Pid
+	assert.False(t, exitedNow(pid))
+	require.NoError(t, cmd.Process.Kill())
+	deadline := time.Now().Add(10 * time.Second)
+	for !exitedNow(pid) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	assert.True(t, exitedNow(pid))
+	assert.True(t, exitedNow(pid), "not reaped: it still tells")
+	require.Error(t, cmd.Wait()) // killed; reaped here
+	assert.True(t, exitedNow(pid), "reaped: no such child")
 }
