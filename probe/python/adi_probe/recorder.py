@@ -934,7 +934,7 @@ class Recorder:
                                 r = objs_get(t) if info.render is summary else None  # summary(), inline
                                 if r is None:
                                     r = info.render(arg)
-                            if e[E_FP] is BARE_FP:
+                            if e[E_FP] is BARE_FP:  # (write_ret, inline: the common return of T)
                                 calls_append(("bare", e[E_IDX], info.cid, e[E_CALLER], tid, r))
                             else:
                                 calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
@@ -959,6 +959,15 @@ class Recorder:
                         e[E_EXC_AT] = frame.f_lasti
                         frame.f_trace_lines = True  # a handler's first line clears the mark
             return local
+
+        def write_ret(e, info, r):
+            """Write the record of invocation `e`, which returned `r` (a value field): ``bare``
+            for a bare call, else ``callret``. (``local``'s fast path does the same inline, and a
+            bare call's common return is written by ``local_bare``.)"""
+            if e[E_FP] is BARE_FP:
+                calls_append(("bare", e[E_IDX], info.cid, e[E_CALLER], tid, r))
+            else:
+                calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP], r))
 
         def local_bare(frame, event, arg):
             """TRACE: the local trace function of a bare call (``call_bare``, ``push_bare``): its
@@ -1013,10 +1022,8 @@ class Recorder:
                     r = UNRENDERED if importing[0] else info.render(value)
                 if e[E_STATE] == WRITTEN:
                     calls_append(("ret", idx, r))
-                elif e[E_FP] is BARE_FP:
-                    calls_append(("bare", idx, info.cid, e[E_CALLER], tid, r))
                 else:
-                    calls_append(("callret", idx, info.cid, e[E_CALLER], tid, e[E_LINE], e[E_ARGS], e[E_FP], r))
+                    write_ret(e, info, r)
             elif kind == "yield":
                 frame = e[E_FRAME]
                 # once bare calls have started, what a generator yields is rendered only for its
@@ -1087,11 +1094,7 @@ class Recorder:
                                 r = objs_get(t) if info.render is summary else None
                                 if r is None:
                                     r = info.render(arg)
-                            if e[E_FP] is BARE_FP:
-                                calls_append(("bare", e[E_IDX], info.cid, e[E_CALLER], tid, r))
-                            else:
-                                calls_append(("callret", e[E_IDX], info.cid, e[E_CALLER], tid, e[E_LINE],
-                                              e[E_ARGS], e[E_FP], r))
+                            write_ret(e, info, r)
                     else:
                         exit_event(frame, arg)
                     if stack:
