@@ -37,8 +37,8 @@ func newTrace(root string, frames ...Frame) *Trace {
 
 // ret builds a frame that returned value.
 func ret(fn string, n, caller, callLine int, file string, line int, value string, args ...Arg) Frame {
-	return Frame{N: int32(n), Caller: int32(caller), CallLine: int32(callLine), Code: &Code{Func: fn, File: file, Line: int32(line)},
-		Arguments: &Arguments{Args: args}, Status: Returned, Outcome: Returning(value)}
+	return Frame{N: int32(n), Caller: int32(caller), CallLine: int32(callLine),
+		Arguments: &Arguments{Code: &Code{Func: fn, File: file, Line: int32(line)}, Args: args}, Status: Returned, Outcome: Returning(value)}
 }
 
 // fixture is the recording of this program (root /proj):

@@ -13,11 +13,11 @@ import (
 // marshalled (before it was packed), which must not change.
 func TestFrameJSONUnchanged(t *testing.T) {
 	tr := &Trace{Frames: []Frame{
-		{N: 1, Caller: -1, Code: &Code{Func: "m:<module>", File: "/p/m.py", Line: 1}, Arguments: &Arguments{Args: []Arg{}}, Status: Returned, Outcome: Returning("None")},
-		{N: 1, Caller: 0, Thread: 2, Code: &Code{Func: "m:f", File: "/p/<m>&.py", Line: 3}, CallLine: 9,
-			Arguments: &Arguments{Args: []Arg{{Name: "x", Value: "<Add, not rendered> & 'é'"}}, ArgsFP: "#0011223344556677"}, Status: Raised,
+		{N: 1, Caller: -1, Arguments: &Arguments{Code: &Code{Func: "m:<module>", File: "/p/m.py", Line: 1}, Args: []Arg{}}, Status: Returned, Outcome: Returning("None")},
+		{N: 1, Caller: 0, Thread: 2, CallLine: 9,
+			Arguments: &Arguments{Code: &Code{Func: "m:f", File: "/p/<m>&.py", Line: 3}, Args: []Arg{{Name: "x", Value: "<Add, not rendered> & 'é'"}}, ArgsFP: "#0011223344556677"}, Status: Raised,
 			Outcome: Raising(&Exception{Type: "ValueError", Message: "bad <x>", Line: 4})},
-		{N: 1, Caller: 1, Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}, Status: Unfinished},
+		{N: 1, Caller: 1, Arguments: &Arguments{Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}}, Status: Unfinished},
 	}}
 	tr.Index()
 	for range 3 {
@@ -45,7 +45,7 @@ func TestFrameJSONUnchanged(t *testing.T) {
 // A trace holds one Frame per call: its size is most of a recording's memory.
 func TestFrameSize(t *testing.T) {
 	if unsafe.Sizeof(uintptr(0)) == 8 {
-		assert.Equal(t, uintptr(40), unsafe.Sizeof(Frame{}))
+		assert.Equal(t, uintptr(32), unsafe.Sizeof(Frame{}))
 	}
 }
 

@@ -40,8 +40,8 @@ func TestIndexFunctions(t *testing.T) {
 	// two Codes of one name (a module imported twice): one list, in order of call
 	a, b := &Code{Func: "m:f", File: "/p/m.py", Line: 1}, &Code{Func: "m:f", File: "/p/m.py", Line: 1}
 	two := newTrace("/p",
-		Frame{Code: a, N: 1, Caller: -1}, Frame{Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}, N: 1, Caller: -1},
-		Frame{Code: b, N: 2, Caller: 1}, Frame{Code: a, N: 3, Caller: -1})
+		Frame{Arguments: &Arguments{Code: a}, N: 1, Caller: -1}, Frame{Arguments: &Arguments{Code: &Code{Func: "m:g", File: "/p/m.py", Line: 5}}, N: 1, Caller: -1},
+		Frame{Arguments: &Arguments{Code: b}, N: 2, Caller: 1}, Frame{Arguments: &Arguments{Code: a}, N: 3, Caller: -1})
 	assert.Equal(t, []string{"m:f", "m:g"}, two.Funcs())
 	assert.Equal(t, []int32{0, 2, 3}, two.Invocations("m:f"))
 	assert.Equal(t, []int32{1}, two.Invocations("m:g"))

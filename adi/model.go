@@ -111,19 +111,18 @@ func (s *Status) UnmarshalText(b []byte) error {
 //
 // A trace holds one Frame per call of user code (hundreds of thousands in a big run), so a Frame
 // is kept small: what every invocation of a function shares (its file and first line) is one
-// *Code, what invocations with the same arguments share is one *Arguments, what those with the
-// same outcome share is one *Outcome, its small numbers are int32 and its fields are ordered so
-// that none is padded (40 bytes on 64-bit machines). What can be found elsewhere is not in it:
+// *Code, held by the *Arguments that the function's invocations with the same arguments share,
+// what those with the same outcome share is one *Outcome, its small numbers are int32 and its
+// fields are ordered so that none is padded (32 bytes on 64-bit machines). What can be found elsewhere is not in it:
 // its function's name is in its Code, its index is where it is in T, its depth is the length of
 // its caller chain (Trace.Depth), and how often a generator suspended is kept by the trace for
 // the few frames that did (Trace.Yields). API answers write a frame as a FrameJSON
 // (Trace.FrameJSON), whose fields are in the order the API documents.
 type Frame struct {
-	// Code is the function's definition: Frame.Func, Frame.File and Frame.Line read it. Frames
-	// of one function share it; never nil in a trace that was indexed (Trace.Index).
-	*Code
-	// Arguments are the invocation's arguments: Frame.Args and Frame.ArgsFP read them. Frames
-	// with the same ones may share them, so they are never written once in a trace; never nil
+	// Arguments are the invocation's arguments and its function's definition (Arguments.Code):
+	// Frame.Args, Frame.ArgsFP, Frame.Code, Frame.Func, Frame.File and Frame.Line read them.
+	// Invocations of one function with the same ones may share them, so they are never written
+	// once in a trace (a frame given other values gets other Arguments, with its Code); never nil
 	// in a trace that was indexed.
 	*Arguments
 	// Outcome is what the invocation returned or raised: Frame.Return and Frame.Exception read
@@ -157,7 +156,7 @@ var NoOutcome = &Outcome{}
 // FID returns the frame's fid: its function (Code.Func) and which call of it the frame is (N).
 // The function's name lives in the Code its frames share, so a frame does not carry it.
 func (f *Frame) FID() FID {
-	if f.Code == nil {
+	if f.Arguments == nil || f.Code == nil {
 		return FID{Index: int(f.N)}
 	}
 	return FID{Func: f.Func, Index: int(f.N)}
@@ -214,6 +213,11 @@ func ParseCodeKind(s string) CodeKind {
 // Arguments are an invocation's arguments: their bounded reprs, and the fingerprint of their
 // values that tells whether a re-run made the same call (empty when unknown).
 type Arguments struct {
+	// Code is the invoked function's definition: every invocation of one function shares it,
+	// and so do its frames' Arguments. It lives here rather than in the Frame, a pointer less in
+	// each of T's hundreds of thousands of frames (32 bytes instead of 40), since a list of
+	// argument values is always one function's. Never nil in a trace that was indexed.
+	*Code
 	Args   []Arg
 	ArgsFP string
 }
@@ -237,8 +241,9 @@ func (a *Arguments) Bare() bool { return a.ArgsFP == BareFP }
 // with (see BareFP): a bare frame, or one whose values a later run recorded.
 func (a *Arguments) Unchecked() bool { return a.ArgsFP == BareFP || a.ArgsFP == FilledFP }
 
-// noArguments are the Arguments of frames made without them (in tests): no Args, no ArgsFP.
-var noArguments = &Arguments{}
+// noArguments are the Arguments of frames made without them (in tests): no Args, no ArgsFP, no
+// Code.
+var noArguments = &Arguments{Code: noCode}
 
 // noCode is the Code of frames made without one (in tests), so that reading their File and Line
 // gives "" and 0.
@@ -445,11 +450,11 @@ func (t *Trace) Index() {
 	at := make([]int32, n+1) // first the number of callees of each frame, then where they start
 	for i := range t.Frames {
 		f := &t.Frames[i]
-		if f.Code == nil {
-			f.Code = noCode
-		}
 		if f.Arguments == nil {
 			f.Arguments = noArguments
+		}
+		if f.Code == nil { // Arguments made without one (in tests): every frame sharing them has none
+			f.Code = noCode
 		}
 		if f.Outcome == nil {
 			f.Outcome = NoOutcome

@@ -79,7 +79,7 @@ func TestClear(t *testing.T) {
 // raised on T, its first error and the calls where it held (none: it never stops), in JSON and
 // text, so that a program that shows them again (the viewer, reloaded) still sees them.
 func TestStateKeepsConditionErrors(t *testing.T) {
-	tr := &Trace{Frames: []Frame{{N: 1, Code: &Code{Func: "t:<module>"}, Caller: -1}}}
+	tr := &Trace{Frames: []Frame{{N: 1, Arguments: &Arguments{Code: &Code{Func: "t:<module>"}}, Caller: -1}}}
 	tr.Index()
 	s := NewState(tr)
 	s.Break("t:check", "missing > 0")

@@ -14,7 +14,7 @@ import (
 )
 
 func loopTrace() (*adi.Trace, *adi.FLT) {
-	t := &adi.Trace{Frames: []adi.Frame{{N: 1, Code: &adi.Code{Func: "t:f"}, Caller: -1}}}
+	t := &adi.Trace{Frames: []adi.Frame{{N: 1, Arguments: &adi.Arguments{Code: &adi.Code{Func: "t:f"}}, Caller: -1}}}
 	t.Index()
 	flt := &adi.FLT{Frame: 0, Steps: []adi.Step{{Line: 2}, {Line: 3}, {Line: 4}, {Line: 3}, {Line: 4}, {Line: 3}, {Line: 5}}}
 	return t, flt
@@ -52,7 +52,7 @@ func TestReplayedUpTo(t *testing.T) {
 	mk := func(fps ...string) *adi.Trace {
 		tr := &adi.Trace{}
 		for i, fp := range fps {
-			tr.Frames = append(tr.Frames, adi.Frame{N: int32(i + 1), Code: &adi.Code{Func: "t:f"}, Caller: int32(i - 1), Arguments: &adi.Arguments{ArgsFP: fp}})
+			tr.Frames = append(tr.Frames, adi.Frame{N: int32(i + 1), Caller: int32(i - 1), Arguments: &adi.Arguments{Code: &adi.Code{Func: "t:f"}, ArgsFP: fp}})
 		}
 		tr.Index()
 		return tr
@@ -81,7 +81,7 @@ func TestReplayOnly(t *testing.T) {
 				codes[f.fn] = &adi.Code{Func: f.fn}
 			}
 			n[f.fn]++
-			tr.Frames = append(tr.Frames, adi.Frame{N: n[f.fn], Code: codes[f.fn], Caller: f.caller, Arguments: &adi.Arguments{ArgsFP: "="}})
+			tr.Frames = append(tr.Frames, adi.Frame{N: n[f.fn], Caller: f.caller, Arguments: &adi.Arguments{Code: codes[f.fn], ArgsFP: "="}})
 		}
 		tr.Index()
 		return tr
@@ -129,11 +129,11 @@ func TestTakeValues(t *testing.T) {
 		code := &adi.Code{Func: "t:f"}
 		tr := &adi.Trace{}
 		for i := 0; i < 3; i++ {
-			a := &adi.Arguments{Args: []adi.Arg{{Name: "x", Value: fmt.Sprint(i)}}, ArgsFP: fmt.Sprintf("=%d", i)}
-			f := adi.Frame{N: int32(i + 1), Code: code, Caller: int32(i - 1), Arguments: a, Outcome: adi.Returning(fmt.Sprintf("[%d]", i)),
+			a := &adi.Arguments{Code: code, Args: []adi.Arg{{Name: "x", Value: fmt.Sprint(i)}}, ArgsFP: fmt.Sprintf("=%d", i)}
+			f := adi.Frame{N: int32(i + 1), Caller: int32(i - 1), Arguments: a, Outcome: adi.Returning(fmt.Sprintf("[%d]", i)),
 				CallLine: int32(10 * i), Status: adi.Returned}
 			if bare && i > 0 {
-				f.Arguments = &adi.Arguments{Args: []adi.Arg{{Name: "x", Value: adi.NotRecorded}}, ArgsFP: adi.BareFP}
+				f.Arguments = &adi.Arguments{Code: code, Args: []adi.Arg{{Name: "x", Value: adi.NotRecorded}}, ArgsFP: adi.BareFP}
 				f.Outcome, f.CallLine = adi.Returning(adi.NotRecorded), 0
 			}
 			tr.Frames = append(tr.Frames, f)

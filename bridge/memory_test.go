@@ -83,7 +83,7 @@ func TestCloseReleasesMemory(t *testing.T) {
 	for i := range big {
 		big[i] = byte(i)
 	}
-	tr := &adi.Trace{Frames: []adi.Frame{{N: 1, Code: &adi.Code{Func: "t:f"}, Caller: -1, Outcome: adi.Returning(string(big))}}}
+	tr := &adi.Trace{Frames: []adi.Frame{{N: 1, Arguments: &adi.Arguments{Code: &adi.Code{Func: "t:f"}}, Caller: -1, Outcome: adi.Returning(string(big))}}}
 	tr.Index()
 	big = nil
 	s := &Session{ID: "held", trace: tr, state: &adi.State{}, prog: &Program{}, base: &Run{}, emit: func(Event) {}}

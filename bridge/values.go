@@ -194,7 +194,7 @@ func (s *Session) fill(j int, v frameValues) {
 	if !f.Bare() {
 		return
 	}
-	f.Arguments = &adi.Arguments{Args: v.Args, ArgsFP: adi.FilledFP}
+	f.Arguments = &adi.Arguments{Code: f.Code, Args: v.Args, ArgsFP: adi.FilledFP}
 	if v.Return != nil && f.Status == adi.Returned {
 		f.Outcome = adi.Returning(*v.Return)
 	}

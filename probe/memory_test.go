@@ -234,17 +234,18 @@ func TestSlabGrows(t *testing.T) {
 
 // TestArgumentsShared reads calls whose argument lists differ in their fingerprint alone (T's
 // summaries of values past a function's first calls) and calls without arguments of two
-// functions: the first share their Args, the second one Arguments.
+// functions: the first share their Args, the second have one Arguments each (which holds its
+// function's Code), shared by the calls of one function.
 func TestArgumentsShared(t *testing.T) {
 	bin := callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["code",1,"t:f","/p/t.py",3,["d"]],["code",2,"t:g","/p/t.py",5,[]],`+
 		`["callret",1,1,0,0,7,["<dict, not rendered>"],"#a","None"],["callret",2,1,0,0,7,["<dict, not rendered>"],"#b","None"],`+
-		`["callret",3,1,0,0,7,["<dict, not rendered>"],"#a","None"],["callret",4,2,0,0,8,[],null,"None"],["callret",0,0,-1,0,0,[],null,"None"]]`+"\n")
+		`["callret",3,1,0,0,7,["<dict, not rendered>"],"#a","None"],["callret",4,2,0,0,8,[],null,"None"],["callret",5,2,0,0,9,[],null,"None"],["callret",0,0,-1,0,0,[],null,"None"]]`+"\n")
 	dir := writeFiles(t, map[string]string{CallsFile: bin,
-		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":5}`})
+		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":6}`})
 	rec, err := Read(dir)
 	require.NoError(t, err)
 	fr := rec.Trace.Frames
-	require.Len(t, fr, 5)
+	require.Len(t, fr, 6)
 	want := []adi.Arg{{Name: "d", Value: "<dict, not rendered>"}}
 	for _, i := range []int{1, 2, 3} {
 		assert.Equal(t, want, fr[i].Args, "frame %d", i)
@@ -253,7 +254,11 @@ func TestArgumentsShared(t *testing.T) {
 	assert.Same(t, fr[1].Arguments, fr[3].Arguments, "f#1 and f#3: the same reprs and fingerprint")
 	assert.NotSame(t, fr[1].Arguments, fr[2].Arguments, "f#1 and f#2: another fingerprint")
 	assert.Same(t, &fr[1].Args[0], &fr[2].Args[0], "f#1 and f#2 share their Args")
-	assert.Same(t, fr[0].Arguments, fr[4].Arguments, "t:<module>#1 and g#1: no arguments, one list")
+	assert.Same(t, fr[4].Arguments, fr[5].Arguments, "g#1 and g#2: no arguments, one list")
+	assert.NotSame(t, fr[0].Arguments, fr[4].Arguments, "t:<module>#1 and g#1: no arguments, a list each")
+	for i, fn := range []string{"t:<module>", "t:f", "t:f", "t:f", "t:g", "t:g"} {
+		assert.Equal(t, fn, fr[i].Func, "frame %d's Code, held by its Arguments", i)
+	}
 	assert.Equal(t, []adi.Arg{}, fr[4].Args, "no arguments: an empty list, not nil")
 	assert.Equal(t, "=", fr[4].ArgsFP)
 }

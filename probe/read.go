@@ -498,19 +498,26 @@ type outcome struct {
 // others ("<Add, not rendered>"), so most argument lists repeat (7,967 distinct ones for 222,728
 // calls of sympy's factor). Each distinct list is made once, as its first record is decoded, so
 // that a read holds one copy of it rather than one per record until T is built; lists that
-// differ in their fingerprint alone share their Args, and lists without arguments are one list
-// per fingerprint whatever their code. Frames' Arguments are never written after Read, which
-// makes sharing them safe.
+// differ in their fingerprint alone share their Args, and a code's lists without arguments are
+// one list per fingerprint. Each holds its code's Code (adi.Arguments.Code), set as it is made, or
+// by build for a list read before its code's record. Frames' Arguments are never written after
+// Read, which makes sharing them safe.
 //
 // The Args and Arguments it makes are cut from chunks of its own (one allocation for many lists).
 type argTable struct {
 	first    map[uint64]argList        // hash of code, reprs and fingerprint -> the first list with them
 	byValues map[uint64]argList        // hash of code and reprs -> the first list with them, whose Args others share
-	none     map[string]*adi.Arguments // the lists without arguments, by fingerprint, shared by all codes
+	none     map[noArgs]*adi.Arguments // the lists without arguments, by code and fingerprint
 	unnamed  []argList                 // lists whose code had no code record yet: build names them
 	args     slab[adi.Arg]
 	lists    slab[adi.Arguments]
 	h        maphash.Hash
+}
+
+// noArgs is the key of a code's list without arguments: its code id and fingerprint.
+type noArgs struct {
+	cid int32
+	fp  string
 }
 
 // argList is one distinct argument list and the code id it was read for.
@@ -526,20 +533,20 @@ const (
 	listChunk = 256
 )
 
-// get returns the shared Arguments of code cid with the reprs vals and fingerprint fp, named by
-// argnames (nil: the code is not known yet; build names them).
-func (t *argTable) get(cid int32, vals []string, fp string, argnames []string, known bool) *adi.Arguments {
+// get returns the shared Arguments of code cid, whose code record (nil: not read yet; build
+// names them and sets their Code) is cd, with the reprs vals and fingerprint fp.
+func (t *argTable) get(cid int32, cd *code, vals []string, fp string) *adi.Arguments {
 	if t.first == nil {
 		t.first = make(map[uint64]argList)
 		t.byValues = make(map[uint64]argList)
-		t.none = make(map[string]*adi.Arguments)
+		t.none = make(map[noArgs]*adi.Arguments)
 	}
-	if len(vals) == 0 { // nothing to name: one list for every code (networkx: 404 of 528 lists)
-		a := t.none[fp]
+	if len(vals) == 0 { // nothing to name
+		a := t.none[noArgs{cid, fp}]
 		if a == nil {
-			a = &t.lists.take(1, listChunk)[0]
+			a = t.newList(cid, cd)
 			a.Args, a.ArgsFP = []adi.Arg{}, fp // an invocation without arguments has an empty list (JSON [], not null)
-			t.none[fp] = a
+			t.none[noArgs{cid, fp}] = a
 		}
 		return a
 	}
@@ -558,7 +565,7 @@ func (t *argTable) get(cid int32, vals []string, fp string, argnames []string, k
 	if seen && l.cid == cid && l.a.ArgsFP == fp && sameValues(l.a.Args, vals) {
 		return l.a
 	}
-	a := &t.lists.take(1, listChunk)[0]
+	a := t.newList(cid, cd)
 	a.ArgsFP = fp
 	// lists that differ in their fingerprint alone share their Args: past a function's first
 	// calls T holds summaries ("<dict, not rendered>"), which repeat while the values they stand
@@ -580,13 +587,23 @@ func (t *argTable) get(cid int32, vals []string, fp string, argnames []string, k
 	for i, v := range vals {
 		a.Args[i].Value = v
 	}
-	if known {
-		nameArgs(a, argnames)
-	} else {
-		t.unnamed = append(t.unnamed, argList{cid, a})
+	if cd != nil {
+		nameArgs(a, cd.argnames)
 	}
 	if !vseen {
 		t.byValues[vsum] = argList{cid, a}
+	}
+	return a
+}
+
+// newList returns new Arguments of code cid, whose code record is cd (nil: not read yet, and the
+// list is remembered for build).
+func (t *argTable) newList(cid int32, cd *code) *adi.Arguments {
+	a := &t.lists.take(1, listChunk)[0]
+	if cd != nil {
+		a.Code = cd.def
+	} else {
+		t.unnamed = append(t.unnamed, argList{cid, a})
 	}
 	return a
 }
@@ -660,12 +677,7 @@ func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error)
 	default:
 		return nil, fmt.Errorf("field 7: fingerprint of type %T", fp)
 	}
-	cd := d.code(cid)
-	var names []string
-	if cd != nil {
-		names = cd.argnames
-	}
-	return d.args.get(int32Field(cid), d.scratch, fps, names, cd != nil), nil
+	return d.args.get(int32Field(cid), d.code(cid), d.scratch, fps), nil
 }
 
 // codeChunk bounds the chunks of Codes newCode cuts them from, outcomeChunk those of the
@@ -1031,12 +1043,13 @@ func (d *decoder) build() (gap bool, err error) {
 		}
 	}
 	gap = maxIdx >= n
-	// the lists read before their code's record are named now that it is known (a new slice: a
-	// Snapshot's decoder shares the old one's backing with the Tail's)
+	// the lists read before their code's record are named and given their Code now that it is
+	// known (a new slice: a Snapshot's decoder shares the old one's backing with the Tail's)
 	var unnamed []argList
 	for _, l := range d.args.unnamed {
 		if cd := d.code(int(l.cid)); cd != nil {
 			nameArgs(l.a, cd.argnames)
+			l.a.Code = cd.def
 		} else {
 			unnamed = append(unnamed, l)
 		}
@@ -1078,7 +1091,7 @@ func (d *decoder) build() (gap bool, err error) {
 		f := &t.Frames[idx]
 		*f = adi.Frame{
 			N: counts[cd.slot], Caller: c.caller, Thread: c.tid,
-			Code: cd.def, Arguments: c.args, CallLine: c.line, Status: c.status,
+			Arguments: c.args, CallLine: c.line, Status: c.status,
 			Outcome: outcome(c.status, c.ret, c.exc),
 		}
 		d.codeOf[idx] = c.cid
