@@ -77,22 +77,54 @@ func (c *rpcClient) close() {
 	}
 }
 
-// call calls method and decodes the result into out (may be nil). A JSON-RPC error is returned
-// as *wire.Error.
+// call calls method and decodes the result into out (may be nil; a *json.RawMessage keeps the
+// result as sent). A JSON-RPC error is returned as *wire.Error.
 func (c *rpcClient) call(ctx context.Context, method string, params, out any) error {
-	if params == nil {
-		params = struct{}{}
-	}
-	id := callID()
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	errs, err := c.calls(ctx, rpcCall{Method: method, Params: params, Out: out})
 	if err != nil {
-		return fmt.Errorf("adi: cannot encode the params of %s: %w", method, err)
+		return err
+	}
+	return errs[0]
+}
+
+// rpcCall is one call of a message: its method, its params (nil: none) and where its result is
+// decoded (nil: skipped; a *json.RawMessage keeps it as sent).
+type rpcCall struct {
+	Method string
+	Params any
+	Out    any
+}
+
+// calls sends cs in one message (a JSON-RPC batch when there are several: the daemon runs them
+// in order, one after the other) and decodes each result into its Out. errs[i] is call i's
+// JSON-RPC error (*wire.Error), err an error of the exchange, which no call's answer came back
+// from. One message instead of one per call saves a command a round trip and the daemon's
+// answer to it: `adi prev "python3 repro.py"` sends session.create and adi.prev together.
+func (c *rpcClient) calls(ctx context.Context, cs ...rpcCall) (errs []error, err error) {
+	ids := make([]string, len(cs))
+	msgs := make([]map[string]any, len(cs))
+	for i, rc := range cs {
+		params := rc.Params
+		if params == nil {
+			params = struct{}{}
+		}
+		ids[i] = callID()
+		msgs[i] = map[string]any{"jsonrpc": "2.0", "id": ids[i], "method": rc.Method, "params": params}
+	}
+	var body []byte
+	if len(cs) == 1 {
+		body, err = json.Marshal(msgs[0])
+	} else {
+		body, err = json.Marshal(msgs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("adi: cannot encode the params of %s: %w", cs[0].Method, err)
 	}
 	data, err := c.post(ctx, body)
 	if err != nil && ctx.Err() != nil && !errors.Is(err, errNotSent) {
-		// Interrupted (Ctrl-C) while the daemon runs the call: cancel it there, so that its runs
-		// end now instead of holding the session.
-		return c.cancelRemote(method, id)
+		// Interrupted (Ctrl-C) while the daemon runs the calls: cancel them there, so that their
+		// runs end now instead of holding the session.
+		return nil, c.cancelRemote(cs[len(cs)-1].Method, ids)
 	}
 	if err != nil && errors.Is(err, errNotSent) && c.env != nil {
 		// The daemon of daemon.json is gone: start one (or find the one another command
@@ -102,15 +134,44 @@ func (c *rpcClient) call(ctx context.Context, method string, params, out any) er
 		c.close()
 		info, serr := ensureDaemon(ctx, env)
 		if serr != nil {
-			return serr
+			return nil, serr
 		}
 		c.info = info
 		data, err = c.post(ctx, body)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.env = nil // this daemon answers; later calls go to it
+	errs = make([]error, len(cs))
+	if len(cs) == 1 {
+		errs[0] = decodeReply(data, cs[0].Out)
+		return errs, nil
+	}
+	var replies []json.RawMessage
+	if err := json.Unmarshal(data, &replies); err != nil {
+		return nil, fmt.Errorf("adi: the daemon's answer is not a JSON-RPC batch: %w", err)
+	}
+	byID := make(map[string]json.RawMessage, len(replies))
+	for _, r := range replies {
+		var head struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(r, &head)
+		byID[head.ID] = r
+	}
+	for i, rc := range cs {
+		r, ok := byID[ids[i]]
+		if !ok {
+			return nil, fmt.Errorf("adi: the daemon's answer has no reply to %s", rc.Method)
+		}
+		errs[i] = decodeReply(r, rc.Out)
+	}
+	return errs, nil
+}
+
+// decodeReply decodes one JSON-RPC reply: its result into out (see rpcCall.Out), or its error.
+func decodeReply(data []byte, out any) error {
 	if raw, ok := out.(*json.RawMessage); ok {
 		var rep struct {
 			Result json.RawMessage `json:"result"`
@@ -153,15 +214,24 @@ func callID() string {
 	return "cli-" + strconv.FormatUint(rand.Uint64(), 16)
 }
 
-// cancelRemote asks the daemon to cancel the call id of method (on a connection of its own: the
-// call's is given up) and returns the error that says what happened.
-func (c *rpcClient) cancelRemote(method, id string) error {
+// cancelRemote asks the daemon to cancel the calls ids, the last of method (on a connection of
+// its own: the calls' is given up), and returns the error that says what happened.
+func (c *rpcClient) cancelRemote(method string, ids []string) error {
 	c.close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	other := newRPC(c.info)
 	defer other.close()
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": callID(), "method": "$/cancelRequest", "params": map[string]any{"id": id}})
+	msgs := make([]map[string]any, len(ids))
+	for i, id := range ids {
+		msgs[i] = map[string]any{"jsonrpc": "2.0", "id": callID(), "method": "$/cancelRequest", "params": map[string]any{"id": id}}
+	}
+	var body []byte
+	if len(msgs) == 1 {
+		body, _ = json.Marshal(msgs[0])
+	} else {
+		body, _ = json.Marshal(msgs)
+	}
 	if _, err := other.post(ctx, body); err != nil {
 		return fmt.Errorf("adi: interrupted; could not cancel %s in the daemon (%w), which finishes it on its own", method, err)
 	}

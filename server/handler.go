@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -241,8 +242,11 @@ func (h *Handler) CallJSON(ctx context.Context, face faces.Face, name string, pa
 }
 
 // serveMessage answers one incoming message (a request or a batch), its messages in the words
-// of face (package faces). It returns nil when nothing is to be sent back (only notifications). The elements of a batch run in order, one after the
-// other, so a batch [break, continue] means what it says.
+// of face (package faces). It returns nil when nothing is to be sent back (only notifications).
+// The elements of a batch run in order, one after the other, so a batch [break, continue] means
+// what it says; and a batch [session.create, X] means "X on that session": once a session.create
+// of a batch fails, the later elements that name its session are not run (notRunAfter), so that
+// X never acts on an older recording the create did not replace.
 func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 	if len(data) > MaxMessage {
 		return encode(&response{JSONRPC: "2.0", ID: nullID, Error: tooLarge()})
@@ -256,10 +260,13 @@ func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 		scope = peer
 	}
 	var out [][]byte
+	var failed []string // the sessions whose session.create failed earlier in this batch
 	for i, r := range reqs {
 		resp := &response{JSONRPC: "2.0", ID: r.ID}
 		if errs[i] != nil {
 			resp.Error = errs[i]
+		} else if len(failed) > 0 && slices.Contains(failed, paramString(r.Params, "session")) {
+			resp.Error = notRunAfter(paramString(r.Params, "session"))
 		} else {
 			ctx, cancel := context.WithCancel(context.Background())
 			untrack := func() {}
@@ -269,6 +276,11 @@ func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 			resp.Result, resp.Error = h.call(ctx, r.Method, r.Params, peer, scope)
 			untrack()
 			cancel()
+			if batch && resp.Error != nil && r.Method == "session.create" {
+				if id := paramString(r.Params, "id"); id != "" {
+					failed = append(failed, id)
+				}
+			}
 			if r.notification() {
 				continue
 			}
@@ -292,6 +304,25 @@ func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 		b = append(b, o...)
 	}
 	return append(b, ']')
+}
+
+// notRunAfter is the error of a batch element not run because the session.create of its session
+// failed before it in the batch.
+func notRunAfter(session string) *Error {
+	return newError(CodeRefused, "not run: the session.create of %s before it in this batch failed; see that error", session)
+}
+
+// paramString returns the string member key of a request's params ("" when there is none).
+func paramString(params json.RawMessage, key string) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return ""
+	}
+	var v string
+	if json.Unmarshal(m[key], &v) != nil {
+		return ""
+	}
+	return v
 }
 
 // Peer is a connection that can receive session events.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,4 +91,35 @@ func TestEventQueueDropsOldest(t *testing.T) {
 	msg, closing = c.next()
 	assert.Nil(t, msg)
 	assert.False(t, closing)
+}
+
+// TestBatchSkipsCallsAfterAFailedCreate: a batch [session.create, X] means X on that session, so
+// when the create fails, the later elements naming its session are not run (the CLI sends a
+// command this way); the others run as ever.
+func TestBatchSkipsCallsAfterAFailedCreate(t *testing.T) {
+	h := newTestHandler(t)
+	out := h.serveMessage([]byte(`[{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"id":"s1","command":"python3 /nonexistent/dir/t.py"}},`+
+		`{"jsonrpc":"2.0","id":2,"method":"adi.flt","params":{"session":"s1"}},`+
+		`{"jsonrpc":"2.0","id":3,"method":"adi.flt","params":{"session":"s2"}},`+
+		`{"jsonrpc":"2.0","id":4,"method":"session.list"}]`), nil, faces.WebSocket)
+	var resps []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *Error          `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal(out, &resps))
+	require.Len(t, resps, 4)
+	require.NotNil(t, resps[0].Error, "the create fails")
+	assert.Equal(t, "cannot run /nonexistent/dir/t.py: no such file", resps[0].Error.Message)
+	require.NotNil(t, resps[1].Error)
+	assert.Equal(t, CodeRefused, resps[1].Error.Code)
+	assert.Equal(t, "not run: the session.create of s1 before it in this batch failed; see that error", resps[1].Error.Message)
+	require.NotNil(t, resps[2].Error, "another session's call runs: s2 does not exist")
+	assert.Equal(t, CodeSessionNotFound, resps[2].Error.Code)
+	assert.Nil(t, resps[3].Error)
+	assert.JSONEq(t, `{"sessions":[]}`, string(resps[3].Result))
+
+	// outside a batch nothing is skipped (the CLI tests send batches whose create succeeds)
+	single := h.serveMessage([]byte(`{"jsonrpc":"2.0","id":5,"method":"adi.flt","params":{"session":"s1"}}`), nil, faces.WebSocket)
+	assert.Contains(t, string(single), fmt.Sprintf(`"code":%d`, CodeSessionNotFound), "s1 does not exist: its own error")
 }
