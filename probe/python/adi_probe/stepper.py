@@ -64,7 +64,7 @@ def exc_type_name(t):
     return name if mod in ("builtins", "__main__") else "%s.%s" % (mod, name)
 
 
-# How far past their time budget (seconds) the eager FLTs (a 10 ms budget) and the tests' FLTs
+# How far past their time budget (seconds) the eager FLTs (a 5 ms budget) and the tests' FLTs
 # (250 ms) still being recorded may go: then they are abandoned (their FLTs are dropped; a
 # command that needs one re-runs). Without it, an FLT started within the budget could cost any
 # time: a conftest hook stepping over pytest's config, 1 ms a step, or a main() looping over
