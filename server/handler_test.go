@@ -12,6 +12,13 @@ import (
 	"github.com/adi-bridge/adi/internal/faces"
 )
 
+// reply is one answer of a batch, as a test reads it.
+type reply struct {
+	ID     int             `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *Error          `json:"error"`
+}
+
 func newTestHandler(t *testing.T) *Handler {
 	t.Helper()
 	mgr, err := bridge.NewManager(bridge.ManagerConfig{StateDir: t.TempDir()})
@@ -29,11 +36,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	defer delete(methods, "test.panic")
 	h := newTestHandler(t)
 	out := h.serveMessage([]byte(`[{"jsonrpc":"2.0","id":1,"method":"test.panic"},{"jsonrpc":"2.0","id":2,"method":"session.list"}]`), nil, faces.WebSocket)
-	var resps []struct {
-		ID     int             `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  *Error          `json:"error"`
-	}
+	var resps []reply
 	require.NoError(t, json.Unmarshal(out, &resps))
 	require.Len(t, resps, 2)
 	require.NotNil(t, resps[0].Error)
@@ -102,11 +105,7 @@ func TestBatchSkipsCallsAfterAFailedCreate(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"adi.flt","params":{"session":"s1"}},`+
 		`{"jsonrpc":"2.0","id":3,"method":"adi.flt","params":{"session":"s2"}},`+
 		`{"jsonrpc":"2.0","id":4,"method":"session.list"}]`), nil, faces.WebSocket)
-	var resps []struct {
-		ID     int             `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  *Error          `json:"error"`
-	}
+	var resps []reply
 	require.NoError(t, json.Unmarshal(out, &resps))
 	require.Len(t, resps, 4)
 	require.NotNil(t, resps[0].Error, "the create fails")
