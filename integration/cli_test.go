@@ -269,7 +269,8 @@ func mustRead(t *testing.T, dir, name string) []byte {
 
 // TestCLIChangedSourceRecordsAgain checks that a command naming the target reuses the recording
 // while the source is as recorded (also after the staleness check has cached the recording's
-// files), and records again once a source file changed, keeping the breakpoints.
+// files and watches them), and records again once a source file changed (touched, written in
+// place, replaced by a rename), keeping the breakpoints.
 func TestCLIChangedSourceRecordsAgain(t *testing.T) {
 	dir := demoDir(t)
 	r := newCLI(t, dir)
@@ -291,6 +292,33 @@ func TestCLIChangedSourceRecordsAgain(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Regexp(t, "^adi: recorded `python orders.py`: 12 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
 	assert.Equal(t, "Breakpoints (1):\n  1. orders:bulk_rate  (every call)\nInspecting: orders:<module>#1 (T[0]; the recording has 12 call(s))\n", res.stdout)
+
+	// The daemon watches the recording's files and stats them only after an event: a change made
+	// just before a command is seen by it, whichever way the file is written.
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	earlier := time.Now().Add(-time.Hour) // (the touch above left it in the future)
+	require.NoError(t, os.Chtimes(file, earlier, earlier))
+	for _, change := range []struct {
+		how   string
+		write func()
+	}{
+		{"written in place", func() { require.NoError(t, os.WriteFile(file, src, 0o644)) }},
+		{"replaced by a rename", func() {
+			tmp := file + ".tmp"
+			require.NoError(t, os.WriteFile(tmp, src, 0o644))
+			require.NoError(t, os.Rename(tmp, file))
+		}},
+	} {
+		res = r.run("state", cmd)
+		require.Equal(t, 0, res.code, res.stderr)
+		assert.Empty(t, res.stderr, "%s: the source is as recorded before", change.how)
+		time.Sleep(20 * time.Millisecond) // a file time later than the recording's creation
+		change.write()
+		res = r.run("state", cmd)
+		require.Equal(t, 0, res.code, res.stderr)
+		assert.Regexp(t, "^adi: recorded `python orders.py`: 12 call\\(s\\)", res.stderr, change.how)
+	}
 }
 
 // focusProgram spends more steps than the eager FLTs' budget before it calls work, so that the

@@ -55,8 +55,9 @@ type Handler struct {
 	creating sync.Map // id → *sync.Mutex
 
 	// sources caches the source files of each session's recording, for session.create's
-	// check that a reused recording is still current.
+	// check that a reused recording is still current; watch watches them (sources.go).
 	sources sync.Map // id → *recordedFiles
+	watch   sourceWatch
 
 	// inflight holds the cancel function of every request running now, for $/cancelRequest.
 	inflightMu sync.Mutex
@@ -142,10 +143,11 @@ func NewHandler(cfg HandlerConfig) *Handler {
 	return h
 }
 
-// Close cancels the commands still running and stops event delivery.
+// Close cancels the commands still running, stops event delivery and ends the source watch.
 func (h *Handler) Close() {
 	h.unsub()
 	h.cancel()
+	h.watch.close()
 }
 
 // Idle reports how long no call has been running (0 while one runs).

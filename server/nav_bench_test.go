@@ -1,6 +1,9 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"testing"
@@ -30,6 +33,22 @@ func BenchmarkNavAnswer(b *testing.B) {
 	b.Cleanup(mgr.Shutdown)
 	h := NewHandler(HandlerConfig{Manager: mgr})
 	b.Cleanup(h.Close)
+	var opts struct {
+		Command string `json:"command"`
+		Dir     string `json:"dir"`
+	}
+	if s, err := mgr.Get(context.Background(), id); err == nil {
+		opts.Command, opts.Dir = s.Opts.Command, s.Opts.Dir
+	}
+	create, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3, "method": "session.create",
+		"params": map[string]any{"id": id, "command": opts.Command, "dir": opts.Dir, "reuse": true}})
+	b.Run("create_reuse", func(b *testing.B) {
+		for b.Loop() {
+			if out := h.serveMessage(create, nil, faces.CLI); !bytes.Contains(out, []byte(`"reused":true`)) {
+				b.Fatalf("not reused: %s", out)
+			}
+		}
+	})
 	for _, c := range []struct{ name, extra string }{{"full", ""}, {"text_only", `,"text_only":true`}} {
 		reqs := [2][]byte{
 			[]byte(`{"jsonrpc":"2.0","id":1,"method":"adi.continue","params":{"session":"` + id + `"` + c.extra + `}}`),

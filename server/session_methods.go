@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -157,53 +156,6 @@ func subset(a, b []string) bool {
 func moreTime(s *bridge.Session, want bridge.Options) bool {
 	r := s.Base()
 	return r != nil && r.TimedOut && want.Timeout > r.TimeLimit
-}
-
-// stale reports whether a source file of the recording changed after it was made: a reused
-// recording would then describe code that no longer exists. It stats each file the recording's
-// frames come from; the list of those files is made once per recording (walking every frame of
-// a big recording takes milliseconds), so that a reuse costs a stat per file.
-func (h *Handler) stale(s *bridge.Session) bool {
-	t := s.Trace()
-	if t == nil {
-		return false
-	}
-	created := s.Info().Created
-	for _, f := range h.sourceFiles(s.ID, created, t) {
-		if st, err := os.Stat(f); err == nil && st.ModTime().After(created) {
-			return true
-		}
-	}
-	return false
-}
-
-// recordedFiles is the list of source files of one recording, cached by session id.
-type recordedFiles struct {
-	created time.Time // the session's creation time and number of frames identify the recording
-	frames  int
-	files   []string
-}
-
-// sourceFiles returns the distinct source files of a session's recording t, in the order their
-// first frames appear.
-func (h *Handler) sourceFiles(id string, created time.Time, t *adi.Trace) []string {
-	if v, ok := h.sources.Load(id); ok {
-		if rf := v.(*recordedFiles); rf.created.Equal(created) && rf.frames == len(t.Frames) {
-			return rf.files
-		}
-	}
-	seen := map[string]bool{}
-	var files []string
-	for i := range t.Frames {
-		f := t.Frames[i].File
-		if f == "" || seen[f] {
-			continue
-		}
-		seen[f] = true
-		files = append(files, f)
-	}
-	h.sources.Store(id, &recordedFiles{created: created, frames: len(t.Frames), files: files})
-	return files
 }
 
 // breakpoints returns a session's B, to carry it over to a new recording of the same target.
