@@ -113,10 +113,10 @@ func (s *Status) UnmarshalText(b []byte) error {
 // is kept small: what every invocation of a function shares (its file and first line) is one
 // *Code, held by the *Arguments that the function's invocations with the same arguments share,
 // what those with the same outcome share is one *Outcome, its small numbers are int32 and its
-// fields are ordered so that none is padded (32 bytes on 64-bit machines). What can be found elsewhere is not in it:
-// its function's name is in its Code, its index is where it is in T, its depth is the length of
-// its caller chain (Trace.Depth), and how often a generator suspended is kept by the trace for
-// the few frames that did (Trace.Yields). API answers write a frame as a FrameJSON
+// fields are ordered so that none is padded (32 bytes on 64-bit machines). What can be found
+// elsewhere is not in it: its function's name is in its Code, its index is where it is in T,
+// its depth is the length of its caller chain (Trace.Depth), and how often a generator suspended
+// is kept by the trace for the few frames that did (Trace.Yields). API answers write a frame as a FrameJSON
 // (Trace.FrameJSON), whose fields are in the order the API documents.
 type Frame struct {
 	// Arguments are the invocation's arguments and its function's definition (Arguments.Code):
@@ -211,7 +211,8 @@ func ParseCodeKind(s string) CodeKind {
 }
 
 // Arguments are an invocation's arguments: their bounded reprs, and the fingerprint of their
-// values that tells whether a re-run made the same call (empty when unknown).
+// values that tells whether a re-run made the same call (empty when unknown); and the invoked
+// function's Code.
 type Arguments struct {
 	// Code is the invoked function's definition: every invocation of one function shares it,
 	// and so do its frames' Arguments. It lives here rather than in the Frame, a pointer less in

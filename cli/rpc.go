@@ -111,12 +111,7 @@ func (c *rpcClient) calls(ctx context.Context, cs ...rpcCall) (errs []error, err
 		ids[i] = callID()
 		msgs[i] = map[string]any{"jsonrpc": "2.0", "id": ids[i], "method": rc.Method, "params": params}
 	}
-	var body []byte
-	if len(cs) == 1 {
-		body, err = json.Marshal(msgs[0])
-	} else {
-		body, err = json.Marshal(msgs)
-	}
+	body, err := encodeMessage(msgs)
 	if err != nil {
 		return nil, fmt.Errorf("adi: cannot encode the params of %s: %w", cs[0].Method, err)
 	}
@@ -168,6 +163,15 @@ func (c *rpcClient) calls(ctx context.Context, cs ...rpcCall) (errs []error, err
 		errs[i] = decodeReply(r, rc.Out)
 	}
 	return errs, nil
+}
+
+// encodeMessage encodes requests as one JSON-RPC message: the request itself when there is one,
+// else a batch.
+func encodeMessage(msgs []map[string]any) ([]byte, error) {
+	if len(msgs) == 1 {
+		return json.Marshal(msgs[0])
+	}
+	return json.Marshal(msgs)
 }
 
 // decodeReply decodes one JSON-RPC reply: its result into out (see rpcCall.Out), or its error.
@@ -226,12 +230,7 @@ func (c *rpcClient) cancelRemote(method string, ids []string) error {
 	for i, id := range ids {
 		msgs[i] = map[string]any{"jsonrpc": "2.0", "id": callID(), "method": "$/cancelRequest", "params": map[string]any{"id": id}}
 	}
-	var body []byte
-	if len(msgs) == 1 {
-		body, _ = json.Marshal(msgs[0])
-	} else {
-		body, _ = json.Marshal(msgs)
-	}
+	body, _ := encodeMessage(msgs)
 	if _, err := other.post(ctx, body); err != nil {
 		return fmt.Errorf("adi: interrupted; could not cancel %s in the daemon (%w), which finishes it on its own", method, err)
 	}

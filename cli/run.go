@@ -104,10 +104,9 @@ func readLast(env *Env, name string) string {
 }
 
 // writeLast records id in the state directory's file name, unless the file holds it already: a
-// command of the session used last (most are) reads the file instead of writing it. Rewriting
-// it costs a navigation command a quarter of its time on ext4, whose close of a file truncated
-// and written again starts writing its data back (auto_da_alloc): 3 ms → 2.3 ms for networkx's
-// `adi prev "python3 repro.py"`.
+// command of the session used last (most are) reads the file instead of writing it. On ext4 the
+// close of a file truncated and written again starts writing its data back (auto_da_alloc):
+// networkx's `adi prev "python3 repro.py"` took 0.93-0.96x its time without the rewrite.
 func writeLast(env *Env, name, id string) {
 	if readLast(env, name) == id {
 		return
