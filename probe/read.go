@@ -508,7 +508,7 @@ type argTable struct {
 	first    map[uint64]argList        // hash of code, reprs and fingerprint -> the first list with them
 	byValues map[uint64]argList        // hash of code and reprs -> the first list with them, whose Args others share
 	none     map[noArgs]*adi.Arguments // the lists without arguments, by code and fingerprint
-	unnamed  []argList                 // lists whose code had no code record yet: build names them
+	unnamed  []argList                 // lists whose code had no code record yet: build names them and sets their Code
 	args     slab[adi.Arg]
 	lists    slab[adi.Arguments]
 	h        maphash.Hash

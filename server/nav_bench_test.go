@@ -13,8 +13,9 @@ import (
 )
 
 // BenchmarkNavAnswer times what the daemon does for one navigation command of the CLI, from the
-// request's bytes to the answer's: adi.continue and adi.prev in turn on a recorded session, as the
-// CLI asks (text only) and as the JSON-RPC API asks (the structured result too). It needs a state
+// request's bytes to the answer's: the session.create that reuses the recording (create_reuse: the
+// check that its sources are unchanged, sources.go), then adi.continue and adi.prev in turn on the
+// session, as the CLI asks (text only) and as the JSON-RPC API asks (the structured result too). It needs a state
 // directory holding a session with a breakpoint that has two hits (ADI_BENCH_STATE, copied
 // first) and that session's id (ADI_BENCH_SESSION); without them it is skipped.
 func BenchmarkNavAnswer(b *testing.B) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"sync"
@@ -187,10 +188,7 @@ func (w *sourceWatch) drain() {
 			if end > n {
 				break
 			}
-			name := w.scratch[off+syscall.SizeofInotifyEvent : end]
-			for len(name) > 0 && name[len(name)-1] == 0 {
-				name = name[:len(name)-1]
-			}
+			name := bytes.TrimRight(w.scratch[off+syscall.SizeofInotifyEvent:end], "\x00") // (padded with NULs)
 			w.event(ev.Wd, ev.Mask, string(name))
 			off = end
 		}
