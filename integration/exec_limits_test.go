@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adi-bridge/adi/cli"
 	"github.com/gorilla/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -106,8 +107,12 @@ func TestExecCancelCLI(t *testing.T) {
 	cmd.Dir, cmd.Env = r.dir, r.env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	started := time.Now()
 	require.NoError(t, cmd.Start())
 	waitExecStarted(t, r.state)
+	// the thin adi catches signals once it has run for cli.SignalDelay (before that, Ctrl-C ends it
+	// as it ends any program)
+	time.Sleep(time.Until(started.Add(4 * cli.SignalDelay)))
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	err := cmd.Wait()
 	var ee *exec.ExitError

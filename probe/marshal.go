@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"strconv"
 	"unsafe"
+
+	"github.com/adi-bridge/adi/internal/spans"
 )
 
 // unmarshal decodes one value written by Python's marshal.dumps(value, 2), the subset the probe
@@ -56,8 +58,8 @@ type interner struct {
 const maxInterned = 256
 
 // A chunk is a 64th of the recording's size on disk, within minChunk and maxChunk bytes (a
-// small recording wastes little of its last one, a big one makes few); strings longer than
-// maxChunked bytes get an allocation of their own.
+// small recording wastes little of its last one, a big one makes few), rounded up to fill its
+// span (spans.Bytes); strings longer than maxChunked bytes get an allocation of their own.
 const (
 	minChunk   = 1 << 10
 	maxChunk   = 16 << 10
@@ -66,7 +68,7 @@ const (
 
 // newInterner returns an interner for reading a recording of size bytes.
 func newInterner(size int64) *interner {
-	return &interner{m: make(map[string]string, 1024), next: int(min(max(size/64, minChunk), maxChunk))}
+	return &interner{m: make(map[string]string, 1024), next: spans.Bytes(int(min(max(size/64, minChunk), maxChunk)))}
 }
 
 // bytes returns p as a string, the same one for equal p (when p is short enough to be shared).

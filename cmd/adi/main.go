@@ -12,14 +12,12 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/adi-bridge/adi/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, stop := cli.InterruptContext(context.Background())
 	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, cli.Options{Forward: cli.ExecServer, Server: cli.FindServer})
 	stop()
 	os.Exit(code)
