@@ -244,7 +244,18 @@ func (d *unmarshaller) value(depth int) (any, error) {
 		}
 		out := d.list(n)
 		for i := range out {
-			if out[i], err = d.value(depth + 1); err != nil {
+			// a code record's function and file (fields 2 and 3 of a batch's tuple) go to its
+			// Code, which recordings share (sharedCode): strings of their own, not cut from this
+			// reader's chunks, which the Code may outlive
+			if depth == 1 && (i == 2 || i == 3) && out[0] == "code" {
+				strs := d.strs
+				d.strs = nil
+				out[i], err = d.value(depth + 1)
+				d.strs = strs
+			} else {
+				out[i], err = d.value(depth + 1)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/adi-bridge/adi/adi"
 	"github.com/stretchr/testify/assert"
@@ -189,7 +190,7 @@ func TestReadAllocatesLittle(t *testing.T) {
 }
 
 // TestSmallReadKeepsLittle checks that a recording of a few calls keeps a few kilobytes once read:
-// the chunks its argument lists, Args and Codes are cut from start small (slab), where fixed
+// the chunks its argument lists and Args are cut from start small (slab), where fixed
 // chunks of a thousand Args kept 42 kB for every run of every session, however small.
 func TestSmallReadKeepsLittle(t *testing.T) {
 	bin := callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["thread",0,"MainThread"],["code",1,"t:f","/p/t.py",3,["x","y"]],`+
@@ -262,4 +263,56 @@ func TestArgumentsShared(t *testing.T) {
 	}
 	assert.Equal(t, []adi.Arg{}, fr[4].Args, "no arguments: an empty list, not nil")
 	assert.Equal(t, "=", fr[4].ArgsFP)
+}
+
+// TestCodesShared reads two recordings of one program: their frames share one Code per function
+// (the second recording adds none), a function defined elsewhere in another file gets its own,
+// and once neither recording is held their Codes are freed and the pool forgets them.
+func TestCodesShared(t *testing.T) {
+	const file = "/p/shared_codes.py" // (no other test's recording names it)
+	record := func(gLine int) string {
+		bin := callsBin(t, fmt.Sprintf(`[["code",0,"t:<module>","%[1]s",1,[]],["thread",0,"MainThread"],["code",1,"t:f","%[1]s",3,["x"]],`+
+			`["code",2,"t:g","%[1]s",%[2]d,[]],["callret",1,1,0,0,7,[1],null,"None"],["callret",2,2,0,0,8,[],null,"None"],`+
+			`["callret",0,0,-1,0,0,[],null,"None"]]`+"\n", file, gLine))
+		return writeFiles(t, map[string]string{CallsFile: bin,
+			ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":3}`})
+	}
+	pooled := func() int { // the pool's Codes of file
+		codes.Lock()
+		defer codes.Unlock()
+		n := 0
+		for k := range codes.m {
+			if k.file == file {
+				n++
+			}
+		}
+		return n
+	}
+	a, err := Read(record(5))
+	require.NoError(t, err)
+	b, err := Read(record(5))
+	require.NoError(t, err)
+	c, err := Read(record(6)) // g moved a line down: another function definition
+	require.NoError(t, err)
+	for i, fn := range []string{"t:<module>", "t:f", "t:g"} {
+		fa, fb := a.Trace.Frame(i), b.Trace.Frame(i)
+		assert.Same(t, fa.Code, fb.Code, "frame %d (%s): one Code for both recordings", i, fn)
+		assert.Equal(t, adi.Code{Func: fn, File: file, Line: int32([]int{1, 3, 5}[i])}, *fa.Code)
+	}
+	assert.Same(t, a.Trace.Frame(1).Code, c.Trace.Frame(1).Code, "t:f is where it was")
+	assert.NotSame(t, a.Trace.Frame(2).Code, c.Trace.Frame(2).Code, "t:g moved")
+	assert.Equal(t, int32(6), c.Trace.Frame(2).Line)
+	assert.Equal(t, 4, pooled(), "four distinct Codes in the pool")
+	for i := 1; i < 3; i++ {
+		assert.Equal(t, unsafe.StringData(a.Trace.Frame(0).File), unsafe.StringData(a.Trace.Frame(i).File),
+			"frame %d: the Codes of one file share its path", i)
+	}
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+	runtime.GC()
+	codes.Lock()
+	sweepCodes() // (what a miss does once the pool has grown)
+	codes.Unlock()
+	assert.Equal(t, 0, pooled(), "the Codes no recording holds are swept out")
 }

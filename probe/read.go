@@ -438,9 +438,12 @@ type decoder struct {
 	// funcSlot numbers the functions of the code records read so far (several code objects may
 	// be one function): build counts each function's invocations in a slice rather than a map.
 	funcSlot map[string]int32
-	trace    *adi.Trace
-	codeOf   []int32 // code id of each frame
-	strs     *interner
+	// files holds the path of each file the recording's Codes are in, as the first of them
+	// holds it: the Codes of one file share it
+	files  map[string]string
+	trace  *adi.Trace
+	codeOf []int32 // code id of each frame
+	strs   *interner
 
 	calls    []call    // call/callret/callexc/made records, in file order
 	outcomes []outcome // ret/exc/yield records, in file order
@@ -449,9 +452,8 @@ type decoder struct {
 	strays   map[int]string
 
 	args    argTable
-	defs    slab[adi.Code] // the Codes of the code records (see newCode)
-	scratch []string       // the reprs of the call record being decoded
-	fpBuf   []byte         // the "=" fingerprint of the call record being decoded
+	scratch []string // the reprs of the call record being decoded
+	fpBuf   []byte   // the "=" fingerprint of the call record being decoded
 }
 
 // maxCodes bounds the code ids a recording may use: a program has thousands of code objects (the
@@ -680,16 +682,8 @@ func (d *decoder) callArgs(cid int, items []any, fp any) (*adi.Arguments, error)
 	return d.args.get(int32Field(cid), d.code(cid), d.scratch, fps), nil
 }
 
-// codeChunk bounds the chunks of Codes newCode cuts them from, outcomeChunk those of the
-// Outcomes build makes.
-const (
-	codeChunk    = 64
-	outcomeChunk = 256
-)
-
-// newCode returns a Code for a code record, cut from a chunk (see slab): the code records are read
-// among the call records.
-func (d *decoder) newCode() *adi.Code { return &d.defs.take(1, codeChunk)[0] }
+// outcomeChunk bounds the chunks of the Outcomes build makes.
+const outcomeChunk = 256
 
 func (d *decoder) callRecord(tag string, rec []any) error {
 	t := d.trace
@@ -700,12 +694,20 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		if err := values(rec, &cid, &c.fn, &c.file, &c.line, &c.argnames); err != nil {
 			return err
 		}
-		c.def = d.newCode()
-		*c.def = adi.Code{Func: c.fn, File: c.file, Line: int32(c.line)}
+		if f, ok := d.files[c.file]; ok {
+			c.file = f // the path a Code of this recording holds already: one string a file
+		}
+		key := codeKey{fn: c.fn, file: c.file, line: int32(c.line)}
 		if len(rec) > 5 { // probes since issue 13 write what the code is
 			kind, _ := rec[5].(string)
-			c.def.Kind = adi.ParseCodeKind(kind)
+			key.kind = adi.ParseCodeKind(kind)
 		}
+		c.def = sharedCode(key) // (the unmarshaller gave fn and file strings of their own)
+		c.fn, c.file = c.def.Func, c.def.File
+		if d.files == nil {
+			d.files = map[string]string{}
+		}
+		d.files[c.file] = c.file
 		slot, ok := d.funcSlot[c.fn]
 		if !ok {
 			if d.funcSlot == nil {

@@ -2,7 +2,7 @@ package probe
 
 import "github.com/adi-bridge/adi/internal/spans"
 
-// slab hands out the elements a recording keeps (argument lists, their Args, Codes, Outcomes)
+// slab hands out the elements a recording keeps (argument lists, their Args, Outcomes)
 // cut from chunks of its own: one allocation for many of them, and none of them among the
 // decoding's garbage, where each would pin a span for as long as the trace lives. The chunks
 // grow geometrically, from 16 elements to max, by half again each time, each rounded up to fill
