@@ -68,7 +68,8 @@ class FileIndex:
     top-level statements at once, the body of a class or function the first time it or a scope
     inside it is asked for. An FLT steps one function of a file that may define hundreds (2,464
     lines of networkx's weighted.py took 18 ms to index whole, and every re-run recording an
-    FLT paid it); ``scopes`` indexes the rest. Threads stepping frames of one file share its
+    FLT paid it; the file is still parsed whole, which ``step_scope`` avoids); ``scopes`` indexes
+    the rest. Threads stepping frames of one file share its
     index: a lock keeps one from reading a scope another is still indexing.
     """
 
@@ -337,7 +338,27 @@ def _own_expressions(node):
     return out
 
 
-_cache = {}
+_cache = {}  # filename -> its FileIndex, or None
+_lines = {}  # filename -> its lines, or None when it cannot be read
+_code_cache = {}  # (filename, first line, name) -> the Scope of a code object parsed alone, or None
+
+_ERRORS = (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError)
+
+
+def file_lines(filename):
+    """The lines of a source file (read as Python reads it), or None when it cannot be read
+    (cached)."""
+    try:
+        return _lines[filename]
+    except KeyError:
+        pass
+    try:
+        with tokenize.open(filename) as f:
+            lines = f.read().splitlines(True)
+    except _ERRORS:
+        lines = None
+    _lines[filename] = lines
+    return lines
 
 
 def file_index(filename):
@@ -347,11 +368,11 @@ def file_index(filename):
     except KeyError:
         pass
     index = None
+    lines = file_lines(filename)
     try:
-        with tokenize.open(filename) as f:
-            text = f.read()
-        index = FileIndex(text.splitlines(True), ast.parse(text, filename))
-    except (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+        if lines is not None:
+            index = FileIndex(lines, ast.parse("".join(lines), filename))
+    except _ERRORS:
         index = None
     _cache[filename] = index
     return index
@@ -365,12 +386,65 @@ def scope_of(code):
     return index.scope(code.co_firstlineno, code.co_name)
 
 
+def step_scope(code):
+    """``scope_of`` for stepping a frame of `code`: its Scope from the code's own source text
+    when that parses alone, so that an FLT of one function of a big file parses that function,
+    not the file (networkx's weighted.py, 2,464 lines: 7 ms to read and index whole, the most of
+    what starting the FLT of a function in it cost). The text runs from the code's first line (its
+    first decorator's) to the last line any of its instructions or its nested code's ends on, and
+    is parsed as it stands: an indented one under an ``if 1:``, so that columns stay the file's,
+    and its lines moved to the file's. Its statements, loops and texts are those of the file's
+    index; only the names of the scopes inside it lack the enclosing ones' (``scope_of`` gives
+    those). A module, a file already indexed whole, or a text that does not parse alone (a
+    lambda's line is the middle of a statement) takes the file's index."""
+    filename = code.co_filename
+    if filename in _cache or code.co_name == "<module>" or not hasattr(code, "co_positions"):
+        return scope_of(code)
+    key = (filename, code.co_firstlineno, code.co_name)
+    try:
+        return _code_cache[key]
+    except KeyError:
+        pass
+    scope = None
+    lines = file_lines(filename)
+    first = code.co_firstlineno
+    last = _last_line(code)
+    if lines is not None and 1 <= first <= last <= len(lines):
+        segment = lines[first - 1:last]
+        indented = segment[0][:1] in (" ", "\t")
+        try:
+            if indented and first < 2:
+                raise SyntaxError("an indented first line")
+            tree = ast.parse(("if 1:\n" if indented else "") + "".join(segment), filename)
+            ast.increment_lineno(tree, first - 2 if indented else first - 1)
+            scope = FileIndex(lines, tree).scope(first, code.co_name)
+        except _ERRORS:
+            scope = None
+    if scope is None:
+        return scope_of(code)
+    _code_cache[key] = scope
+    return scope
+
+
+def _last_line(code):
+    """The last line the instructions of `code` and of the code nested in it end on (0: none)."""
+    last = 0
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for _, end, _, _ in c.co_positions():
+            if end is not None and end > last:
+                last = end
+        stack.extend(k for k in c.co_consts if type(k) is type(code))
+    return last
+
+
 def source_line(filename, lineno):
     """One stripped source line (the text of a line that no statement claims)."""
-    index = file_index(filename)
-    if index is None:
+    lines = file_lines(filename)
+    if lines is None:
         return linecache.getline(filename, lineno).strip()
-    return index.line(lineno).strip()
+    return lines[lineno - 1].strip() if 1 <= lineno <= len(lines) else ""
 
 
 def positions(code):

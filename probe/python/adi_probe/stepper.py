@@ -90,7 +90,7 @@ class CodeFacts:
     def __init__(self, code):
         self.code = code
         self.argnames = tuple(k.lstrip("*") for k in usercode.argnames(code))
-        scope = source.scope_of(code)
+        scope = source.step_scope(code)
         self.globals = ()  # names declared ``global`` (a module's own are its locals)
         if scope is None:
             self.keys, self.texts, self.loops, self.with_bodies, self.comp_spans = {}, {}, {}, {}, {}
@@ -280,6 +280,17 @@ class Stepper:
         """The frame exits (kind "return" or "exception"), or the run ended ("unfinished")."""
         if self.sink is None:
             return
+        if self.timed:  # an eager FLT's end counts against its budget, as its start and lines do
+            t0 = _clock()
+            try:
+                self._finish(frame, kind)
+            finally:
+                spend(self.budget, _clock() - t0)
+            return
+        self._finish(frame, kind)
+
+    def _finish(self, frame, kind):
+        """``finish``'s work."""
         if self.abandoned:
             self.sink.append(("end", self.idx, "abandoned", self.dropped))
             return

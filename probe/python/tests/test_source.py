@@ -113,6 +113,32 @@ class Index(unittest.TestCase):
             self.assertEqual(_facts(lazy.scope(*key)), whole[key], key)
         self.assertEqual({k: _facts(s) for k, s in lazy.scopes.items()}, whole)
 
+    def test_step_scope_parses_the_code_alone(self):
+        """A stepped code's Scope comes from its own text (the file is not parsed whole), with the
+        facts of the file's index but for the names; a lambda whose line starts a statement too;
+        one whose first line is the middle of a statement (f's default) and a module take the
+        file's index (every code before Python 3.11, whose code objects do not say where they end)."""
+        code = compile(SAMPLE, self.path, "exec")
+
+        def named(c, name):
+            return next(k for k in c.co_consts if getattr(k, "co_name", "") == name)
+        f, cls = named(code, "f"), named(code, "C")
+        m = named(cls, "m")
+        whole = {k: _facts(s)[1:] for k, s in self.index.scopes.items()}
+        saved = dict(source._cache)
+        source._cache.clear()  # the file not indexed whole yet
+        try:
+            for c, key in ((f, (4, "f")), (m, (27, "m")), (cls, (24, "C")), (named(m, "<lambda>"), (28, "<lambda>"))):
+                self.assertEqual(_facts(source.step_scope(c))[1:], whole[key], key)
+                if hasattr(code, "co_positions"):  # (before 3.11 a code's last line is unknown)
+                    self.assertNotIn(self.path, source._cache, "%s: the file is not indexed whole" % (key,))
+            self.assertEqual(_facts(source.step_scope(named(code, "<lambda>")))[1:], whole[(6, "<lambda>")])
+            self.assertIn(self.path, source._cache, "f's default lambda takes the file's index")
+            self.assertEqual(_facts(source.step_scope(code))[1:], whole[(1, "<module>")])
+        finally:
+            source._cache.clear()
+            source._cache.update(saved)
+
     def test_scopes_asked_by_threads(self):
         """Threads asking for the scopes of one file at once each get them whole."""
         import ast
