@@ -12,7 +12,7 @@ import (
 // cancel it (the daemon's call is cancelled and the command says so in one line) instead of
 // ending the process, as they do any program's. Catching a signal costs a Go program a thread
 // of its own, blocked for the signals, started at once: 0.36 ms of CPU and wall time on these
-// machines, a sixth of a navigation command (`adi prev` 2.38 → 2.02 ms without it). A command
+// machines, a sixth of a navigation command (`adi prev` 2.36 → 2.05 ms without it). A command
 // answered sooner never pays it; one interrupted within it ends at once, and what its call
 // started in the daemon runs to its end or its limit there, as after a killed command.
 const SignalDelay = 50 * time.Millisecond

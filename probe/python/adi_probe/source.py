@@ -340,7 +340,7 @@ def _own_expressions(node):
 
 _cache = {}  # filename -> its FileIndex, or None
 _lines = {}  # filename -> its lines, or None when it cannot be read
-_code_cache = {}  # (filename, first line, name) -> the Scope of a code object parsed alone, or None
+_code_cache = {}  # (filename, first line, name) -> the Scope of a code object parsed alone
 
 _ERRORS = (OSError, SyntaxError, ValueError, UnicodeDecodeError, RecursionError)
 
@@ -409,12 +409,10 @@ def step_scope(code):
     lines = file_lines(filename)
     first = code.co_firstlineno
     last = _last_line(code)
-    if lines is not None and 1 <= first <= last <= len(lines):
-        segment = lines[first - 1:last]
-        indented = segment[0][:1] in (" ", "\t")
+    segment = lines[first - 1:last] if lines is not None and 1 <= first <= last <= len(lines) else None
+    indented = bool(segment) and segment[0][:1] in (" ", "\t")
+    if segment and not (indented and first < 2):
         try:
-            if indented and first < 2:
-                raise SyntaxError("an indented first line")
             tree = ast.parse(("if 1:\n" if indented else "") + "".join(segment), filename)
             ast.increment_lineno(tree, first - 2 if indented else first - 1)
             scope = FileIndex(lines, tree).scope(first, code.co_name)
