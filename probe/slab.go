@@ -8,9 +8,10 @@ import "github.com/adi-bridge/adi/internal/spans"
 // grow geometrically, from 16 elements to max, by half again each time, each rounded up to fill
 // its span (spans.Len: a chunk of 13 kB would pin a 40 kB span whose other two blocks were the
 // decoding's garbage): a small recording (a session of a few calls) does not keep a big chunk it
-// barely uses, a big one makes few allocations, and what the last chunk leaves unused is about a
-// third of the slab at most (doubling left up to half: 233 of the 496 Args networkx's session
-// held). Elements are never handed out twice, so what holds them may keep them for good.
+// barely uses and a big one makes few allocations. What the last chunk leaves unused is a third
+// of the slab at most once chunks are whole pages; below 8 kB the rounding to a power of two
+// makes them double, and the last may leave half of a small slab unused. Elements are never
+// handed out twice, so what holds them may keep them for good.
 type slab[T any] struct {
 	free []T // the free end of the current chunk
 	size int // the size of the last chunk made (0: none yet)

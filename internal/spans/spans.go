@@ -1,5 +1,5 @@
 // Package spans sizes the long-lived blocks a recording is cut from (the reader's slabs and
-// interned strings, a trace's index) so that each fills the memory the Go allocator gives it.
+// the chunks of its interned strings) so that each fills the memory the Go allocator gives it.
 //
 // The allocator serves a request of up to 32 kB from a span of its size class, a few pages that
 // hold several blocks of that class; a span stays in use, and resident, while any of its blocks

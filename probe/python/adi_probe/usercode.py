@@ -8,7 +8,6 @@ code (their work belongs to the enclosing frame); lambdas are.
 """
 
 import fnmatch
-import linecache
 import os
 import sys
 import sysconfig
@@ -107,9 +106,8 @@ def qualname(code):
     if _HAS_QUALNAME:
         qual = code.co_qualname
         if "." not in qual or not _may_be_decorated(code):
-            return qual  # (no source to read: a whole file through linecache per module costs)
-        return qual + source.accessor_suffix(
-            linecache.getline(code.co_filename, code.co_firstlineno), code.co_name)
+            return qual  # (no source to read: reading a whole file per module costs)
+        return qual + source.accessor_suffix(source.source_line(code.co_filename, code.co_firstlineno), code.co_name)
     scope = source.scope_of(code)
     if scope is not None:
         return scope.qualname
