@@ -434,7 +434,9 @@ class Recorder:
                 path = self.users.user_file(code.co_filename) if self.users.is_user(code) else None
                 if path is not None:
                     module = self.users.module_name(path, frame.f_globals if frame is not None else None)
-                    func = sys.intern(module + ":" + usercode.qualname(code))
+                    if not code.co_flags & _NEWLOCALS and code.co_name != "<module>":
+                        self.users.note_class(code)  # a class body: before its methods are named
+                    func = sys.intern(module + ":" + self.users.qualname(code))
             except Exception as exc:
                 self.internal_error("classifying %s" % code.co_filename, exc)
                 path = None

@@ -234,6 +234,15 @@ class FileIndex:
                 self._expr(scope, case.guard, prefix, ckey)
             self._body(scope, case.body, prefix, loops)
 
+    def _may_nest(self, first, last):
+        """Whether lines first..last may hold a lambda or a comprehension: their text has the
+        keyword's letters (walking an expression's nodes to find none took most of the time of
+        indexing a function)."""
+        for text in self.lines[first - 1:last]:
+            if "lambda" in text or "for" in text:
+                return True
+        return False
+
     def _case_start(self, case):
         """Where a ``case`` clause starts: the start of its line (the AST has no position)."""
         pline = case.pattern.lineno
@@ -257,6 +266,9 @@ class FileIndex:
 
     def _expr(self, scope, node, prefix, key):
         """Register the lambdas (new scopes) and comprehensions inside an expression."""
+        first = getattr(node, "lineno", None)
+        if first is not None and not self._may_nest(first, node.end_lineno):
+            return
         stack = [(node, prefix)]
         while stack:
             n, pre = stack.pop()
@@ -413,8 +425,10 @@ def step_scope(code):
     indented = bool(segment) and segment[0][:1] in (" ", "\t")
     if segment and not (indented and first < 2):
         try:
-            tree = ast.parse(("if 1:\n" if indented else "") + "".join(segment), filename)
-            ast.increment_lineno(tree, first - 2 if indented else first - 1)
+            # blank lines before it give its nodes the file's line numbers (moving them after
+            # parsing walked every node: more than the parse cost; a blank line costs 10 ns)
+            pad = "\n" * (first - 2) + "if 1:\n" if indented else "\n" * (first - 1)
+            tree = ast.parse(pad + "".join(segment), filename)
             scope = FileIndex(lines, tree).scope(first, code.co_name)
         except _ERRORS:
             scope = None

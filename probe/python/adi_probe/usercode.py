@@ -7,10 +7,10 @@ files, ``exclude`` globs remove them. Comprehensions and generator expressions a
 code (their work belongs to the enclosing frame); lambdas are.
 """
 
+import dis
 import fnmatch
 import os
 import sys
-import sysconfig
 
 from . import source
 
@@ -21,15 +21,11 @@ RUN_SCRIPT = os.path.join(os.path.dirname(PROBE_DIR), "adi_probe_run.py")
 
 
 def _stdlib_dirs():
-    dirs = set()
-    for key in ("stdlib", "platstdlib"):
-        try:
-            path = sysconfig.get_paths()[key]
-        except KeyError:
-            continue
-        dirs.add(os.path.realpath(path))
-        dirs.add(os.path.abspath(path))
-    return tuple(d.rstrip(os.sep) + os.sep for d in dirs if d)
+    """The standard library's directory, as its real and its absolute path: where ``os`` is (what
+    sysconfig calls stdlib and platstdlib on every layout this probe runs on: Debian, pyenv,
+    venvs, which take the base interpreter's; importing sysconfig cost 1.4 ms a run)."""
+    path = os.path.dirname(os.__file__)
+    return tuple(sorted({d.rstrip(os.sep) + os.sep for d in (os.path.realpath(path), os.path.abspath(path)) if d}))
 
 
 STDLIB_DIRS = _stdlib_dirs()  # the standard library's directories, each ending with a separator
@@ -45,6 +41,9 @@ class UserCode:
         self._stdlib = STDLIB_DIRS
         self._probe = PROBE_DIR + os.sep
         self._files = {}  # co_filename -> absolute path, or None when not user code
+        # (co_filename, class qualname) -> the names its body loads, or None when they could not
+        # be read (note_class)
+        self._classes = {}
 
     def user_file(self, filename):
         """The absolute path of a user-code file, or None (cached per co_filename)."""
@@ -75,6 +74,24 @@ class UserCode:
         parts = path.split(os.sep)
         return "site-packages" in parts or "dist-packages" in parts
 
+    def note_class(self, code):
+        """A class body of user code runs (before any of its methods can be called): remember
+        which names it loads, so that ``qualname`` reads a method's source line only when its
+        first decorator may be a property accessor's (``@NAME.setter``), which loads NAME."""
+        if not _HAS_QUALNAME:
+            return  # (names come from the source's AST)
+        key = (code.co_filename, code.co_qualname)
+        names = _loaded_names(code)
+        seen = self._classes.get(key, ())
+        if names is None or seen is None:
+            self._classes[key] = None  # not readable: every method of it reads its line
+        else:
+            self._classes[key] = names if seen == () else seen | names  # (a class defined twice)
+
+    def qualname(self, code):
+        """``qualname(code)``, knowing the class bodies seen so far (``note_class``)."""
+        return qualname(code, self._classes)
+
     def is_user(self, code):
         """True when `code` is user code (a file rule plus the comprehension rule)."""
         return code.co_name not in _COMPREHENSIONS and self.user_file(code.co_filename) is not None
@@ -95,23 +112,69 @@ class UserCode:
         return name if isinstance(name, str) and name else os.path.splitext(os.path.basename(path))[0]
 
 
-def qualname(code):
+def qualname(code, classes=None):
     """The qualified name of a code object (co_qualname, or recovered from the AST).
 
     Each code object is its own function: a property's setter and deleter, which share their
     getter's qualname, are named ``Class.prop.fset`` and ``Class.prop.fdel`` (``.fget`` for a
     getter replaced with ``@prop.getter``), from the decorator on the definition's first line
-    (``co_firstlineno`` is the first decorator's line).
+    (``co_firstlineno`` is the first decorator's line). `classes` (``UserCode.note_class``):
+    the names the class bodies seen so far load; a method whose class body never loads its
+    name has no such decorator (``@prop.setter`` loads ``prop``), and its source is not read
+    (the same name, without reading: sympy's first run read 300 files for it, 10 ms).
     """
     if _HAS_QUALNAME:
         qual = code.co_qualname
         if "." not in qual or not _may_be_decorated(code):
             return qual  # (no source to read: reading a whole file per module costs)
+        if classes:
+            loaded = classes.get((code.co_filename, qual.rpartition(".")[0]), None)
+            if loaded is not None and code.co_name not in loaded:
+                return qual
         return qual + source.accessor_suffix(source.source_line(code.co_filename, code.co_firstlineno), code.co_name)
     scope = source.scope_of(code)
     if scope is not None:
         return scope.qualname
     return code.co_name
+
+
+# The instructions by which a class body loads a name that may be a property of its own
+# (``@prop.setter``): the name's index in co_names is their argument (LOAD_GLOBAL's, shifted
+# left by one on 3.11+). A name the body reads from an enclosing function (LOAD_CLASSDEREF,
+# LOAD_FROM_DICT_OR_DEREF) is one of its free variables.
+_NAME_LOADS = tuple(sorted(dis.opmap[n] for n in ("LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS") if n in dis.opmap))
+_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
+_GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
+
+
+def _loaded_names(code):
+    """The names class body `code` may load as a decorator's first name (a set), or None when its
+    bytecode has an instruction argument wider than a byte (EXTENDED_ARG)."""
+    b = code.co_code
+    if _has_op(b, dis.EXTENDED_ARG):
+        return None
+    names = code.co_names
+    out = set(code.co_freevars) | set(code.co_cellvars)
+    for op in _NAME_LOADS:
+        for i in _op_offsets(b, op):
+            out.add(names[b[i + 1]])
+    for i in _op_offsets(b, _LOAD_GLOBAL):
+        out.add(names[b[i + 1] >> _GLOBAL_SHIFT])
+    return out
+
+
+def _op_offsets(b, op):
+    """The offsets of opcode `op` in bytecode `b` (two bytes an instruction: even offsets)."""
+    one = bytes((op,))
+    i = b.find(one)
+    while i >= 0:
+        if not i & 1:
+            yield i
+        i = b.find(one, i + 1)
+
+
+def _has_op(b, op):
+    return next(_op_offsets(b, op), None) is not None
 
 
 def _may_be_decorated(code):

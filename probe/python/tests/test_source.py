@@ -226,6 +226,65 @@ class UserCode(unittest.TestCase):
         if "<listcomp>" in inner:  # before 3.12
             self.assertFalse(users.is_user(inner["<listcomp>"]))
 
+    def test_stdlib_dirs_are_sysconfigs(self):
+        """The standard library's directories, found where ``os`` is, are sysconfig's."""
+        for key in ("stdlib", "platstdlib"):
+            path = os.path.realpath(sysconfig.get_paths()[key]) + os.sep
+            self.assertIn(path, usercode.STDLIB_DIRS, key)
+
+    def test_accessor_names_read_only_the_class_bodies_that_load_them(self):
+        """A method is named from its class body's bytecode when that body never loads its name
+        (no ``@name.setter`` can precede it): the same names as from the source, whose file is
+        read only for a method whose name the body loads (a property's accessors)."""
+        text = textwrap.dedent('''\
+            class P:
+                def __init__(self):
+                    """Two lines
+                    of docstring."""
+                    self._v = 0
+
+                @property
+                def v(self):
+                    """The value."""
+                    return self._v
+
+                @v.setter
+                def v(self, x):
+                    """Set it."""
+                    self._v = x
+
+                w = property(lambda self: 1)
+
+                @w.deleter
+                def w(self):
+                    """A deleter whose getter is not a def."""
+                    self._v = None
+
+                @staticmethod
+                def s(
+                        a):
+                    return a
+            ''')
+        with tempfile.TemporaryDirectory() as root:
+            path = os.path.join(root, "acc.py")
+            with open(path, "w") as f:
+                f.write(text)
+            code = compile(text, path, "exec")
+            body = next(c for c in code.co_consts if getattr(c, "co_name", "") == "P")
+            methods = [c for c in body.co_consts if getattr(c, "co_name", "") in ("__init__", "v", "w", "s")]
+            users = usercode.UserCode(root)
+            users.note_class(body)
+            source._lines.pop(path, None)
+            if sys.version_info >= (3, 11):
+                for c in methods:
+                    if c.co_name in ("__init__", "s"):
+                        self.assertEqual(users.qualname(c), "P." + c.co_name)
+                self.assertNotIn(path, source._lines, "a method whose name P's body never loads reads no source")
+            want = ["P.__init__", "P.v", "P.v.fset", "P.w.fdel", "P.s"]
+            self.assertEqual([users.qualname(c) for c in methods], want)
+            self.assertEqual([usercode.qualname(c) for c in methods], want)
+            source._lines.pop(path, None)
+
     def test_module_names(self):
         users = usercode.UserCode("/proj")
         self.assertEqual(users.module_name("/proj/pkg/mod.py", {}), "pkg.mod")
