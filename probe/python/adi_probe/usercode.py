@@ -21,14 +21,25 @@ RUN_SCRIPT = os.path.join(os.path.dirname(PROBE_DIR), "adi_probe_run.py")
 
 
 def _stdlib_dirs():
-    """The standard library's directory, as its real and its absolute path: where ``os`` is (what
-    sysconfig calls stdlib and platstdlib on every layout this probe runs on: Debian, pyenv,
-    venvs, which take the base interpreter's; importing sysconfig cost 1.4 ms a run)."""
+    """The standard library's directory, as its real and its absolute path: where ``os`` is
+    (sysconfig's stdlib, whose import cost 1.4 ms a run; its platstdlib is the same directory but
+    in a venv, where it is the venv's own, which holds site-packages alone)."""
     path = os.path.dirname(os.__file__)
     return tuple(sorted({d.rstrip(os.sep) + os.sep for d in (os.path.realpath(path), os.path.abspath(path)) if d}))
 
 
 STDLIB_DIRS = _stdlib_dirs()  # the standard library's directories, each ending with a separator
+
+
+def in_stdlib(path):
+    """Whether file `path` is the standard library's: under its directory, and not in the
+    site-packages that some layouts keep there (pyenv's, a source build's)."""
+    return path.startswith(STDLIB_DIRS) and not _in_packages(path)
+
+
+def _in_packages(path):
+    parts = path.split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 class UserCode:
@@ -69,10 +80,7 @@ class UserCode:
         return path if user else None
 
     def _library(self, path):
-        if path.startswith(self._stdlib):
-            return True
-        parts = path.split(os.sep)
-        return "site-packages" in parts or "dist-packages" in parts
+        return path.startswith(self._stdlib) or _in_packages(path)
 
     def note_class(self, code):
         """A class body of user code runs (before any of its methods can be called): remember

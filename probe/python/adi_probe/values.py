@@ -61,7 +61,7 @@ from collections import deque
 from itertools import compress, islice
 from operator import ne
 
-from .usercode import STDLIB_DIRS
+from .usercode import in_stdlib as _in_stdlib
 
 NoneType = type(None)
 SCALARS = frozenset((int, float, bool, NoneType, str, bytes, complex))
@@ -89,8 +89,6 @@ def _addrlike(v):
     of args_lazy and args_summary write this test inline.)"""
     return ADDR_LOW <= v < ADDR_HIGH and not v & 7
 
-
-_STDLIB = STDLIB_DIRS
 
 # How a type is rendered (``_policy``), decided once per type.
 DEFAULT, CALL, STATE, ENUM, SUBCLASS, EXC = range(6)
@@ -124,7 +122,7 @@ def _stdlib_module(modname):
     m = sys.modules.get(modname)
     d = _dict_of(m, type(m)) if m is not None else None
     f = d.get("__file__") if d else None
-    return type(f) is str and f.startswith(_STDLIB)
+    return type(f) is str and _in_stdlib(f)
 
 
 _policies = {}
@@ -159,7 +157,7 @@ def _decide(t):
         return ENUM
     if isinstance(r, types.FunctionType):
         co = r.__code__
-        if co.co_filename.startswith(_STDLIB) and _stdlib_module(_lookup(t, "__module__")):
+        if _in_stdlib(co.co_filename) and _stdlib_module(_lookup(t, "__module__")):
             return CALL
         return STATE
     if issubclass(t, BaseException):
@@ -1158,7 +1156,7 @@ def exc_message(exc, limit):
     t = type(exc)
     try:
         s = _lookup(t, "__str__")
-        if isinstance(s, types.FunctionType) and not s.__code__.co_filename.startswith(_STDLIB):
+        if isinstance(s, types.FunctionType) and not _in_stdlib(s.__code__.co_filename):
             text = BaseException.__str__(exc)
         else:
             text = str(exc)

@@ -227,10 +227,17 @@ class UserCode(unittest.TestCase):
             self.assertFalse(users.is_user(inner["<listcomp>"]))
 
     def test_stdlib_dirs_are_sysconfigs(self):
-        """The standard library's directories, found where ``os`` is, are sysconfig's."""
-        for key in ("stdlib", "platstdlib"):
+        """The standard library's directory, found where ``os`` is, is sysconfig's (and so is its
+        platstdlib but in a venv, whose own holds site-packages alone); the site-packages that
+        some layouts keep in it are not the standard library."""
+        keys = ("stdlib",) if sys.prefix != sys.base_prefix else ("stdlib", "platstdlib")
+        for key in keys:
             path = os.path.realpath(sysconfig.get_paths()[key]) + os.sep
             self.assertIn(path, usercode.STDLIB_DIRS, key)
+        lib = usercode.STDLIB_DIRS[0]
+        self.assertTrue(usercode.in_stdlib(lib + "json/decoder.py"))
+        self.assertFalse(usercode.in_stdlib(lib + "site-packages/pkg/mod.py"))
+        self.assertFalse(usercode.in_stdlib("/elsewhere/json/decoder.py"))
 
     def test_accessor_names_read_only_the_class_bodies_that_load_them(self):
         """A method is named from its class body's bytecode when that body never loads its name
