@@ -129,7 +129,7 @@ def qualname(code, classes=None):
     (``co_firstlineno`` is the first decorator's line). `classes` (``UserCode.note_class``):
     the names the class bodies seen so far load; a method whose class body never loads its
     name has no such decorator (``@prop.setter`` loads ``prop``), and its source is not read
-    (the same name, without reading: sympy's first run read 300 files for it, 10 ms).
+    (the same name, without reading: sympy's first run read 41 files for it, 7-14 ms).
     """
     if _HAS_QUALNAME:
         qual = code.co_qualname
@@ -157,17 +157,21 @@ _GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
 
 def _loaded_names(code):
     """The names class body `code` may load as a decorator's first name (a set), or None when its
-    bytecode has an instruction argument wider than a byte (EXTENDED_ARG)."""
+    bytecode cannot be read so (an instruction argument wider than a byte, EXTENDED_ARG, or one
+    that is not a name's index): then each of its methods reads its line, as before."""
     b = code.co_code
     if _has_op(b, dis.EXTENDED_ARG):
         return None
     names = code.co_names
     out = set(code.co_freevars) | set(code.co_cellvars)
-    for op in _NAME_LOADS:
-        for i in _op_offsets(b, op):
-            out.add(names[b[i + 1]])
-    for i in _op_offsets(b, _LOAD_GLOBAL):
-        out.add(names[b[i + 1] >> _GLOBAL_SHIFT])
+    try:
+        for op in _NAME_LOADS:
+            for i in _op_offsets(b, op):
+                out.add(names[b[i + 1]])
+        for i in _op_offsets(b, _LOAD_GLOBAL):
+            out.add(names[b[i + 1] >> _GLOBAL_SHIFT])
+    except IndexError:
+        return None
     return out
 
 
