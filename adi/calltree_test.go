@@ -77,3 +77,29 @@ app:main#1() → 4
 	require.Len(t, root.Children, 2)
 	assert.Equal(t, "broken:<module>#1", root.Children[0].FID)
 }
+
+// TestForkedRunSaysSo: a run that forked says, in every answer's header and in a not-found error,
+// how often and where first, since the children's calls are not recorded (a multiprocessing
+// pool's workers run the function asked for); the JSON carries both.
+func TestForkedRunSaysSo(t *testing.T) {
+	tr := newTrace("/p",
+		ret("app:<module>", 1, -1, 0, "/p/app.py", 1, "None"),
+		ret("app:main", 1, 0, 9, "/p/app.py", 6, "None"),
+	)
+	tr.Forks, tr.ForkedIn = 2, 1
+	assert.Equal(t, `Call tree of app:<module>#1 (depth 3, width 10):
+Note: the program forked 2 times (the first in app:main#1); adi records this process only, so calls made in a forked child are not in the recording.
+app:<module>#1() → None
+  app:main#1() → None
+`, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}))
+	ct := mustTree(t, tr, 0, TreeOptions{})
+	assert.Equal(t, Coverage{Forks: 2, ForkedIn: "app:main#1"}, ct.Recording)
+	r, err := ParseRef("square")
+	require.NoError(t, err)
+	_, err = tr.ResolveFunc(r)
+	require.EqualError(t, err, `no function "square" in the recording (nothing of it was called, or it is not user code); `+
+		`the program forked 2 times (the first in app:main#1); adi records this process only, so calls made in a forked child are not in the recording.`)
+	tr.Forks, tr.ForkedIn = 1, -1 // forked where no recorded frame was active
+	assert.Equal(t, "the program forked once; adi records this process only, so calls made in a forked child are not in the recording.",
+		ForkNote(tr.Coverage().Forks, tr.Coverage().ForkedIn))
+}

@@ -331,6 +331,11 @@ type Trace struct {
 	// TimeLimitMS is set when the run was stopped at its wall-clock time limit: that limit, in
 	// milliseconds. T ends where the run was stopped; frames active then are Unfinished.
 	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
+	// Forks counts the times the run forked (os.fork): a forked child's calls are not recorded.
+	// ForkedIn is the frame the first fork was made in (-1: none recorded); it means nothing when
+	// Forks is 0.
+	Forks    int   `json:"forks,omitempty"`
+	ForkedIn int32 `json:"forked_in,omitempty"`
 	// Live is set for what the watches of a running program caught (a live session): it grows
 	// as the program runs, and an Unfinished frame is one still running when it was read.
 	Live bool `json:"live,omitempty"`

@@ -94,8 +94,12 @@ func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
 		}
 		r.Message = fmt.Sprintf("%s: no %s hit of %s (%d hit(s) in all); still at %s.",
 			cmd, where, strings.Join(names, ", "), len(all), r.From)
-		if c := s.Trace.Coverage(); dir > 0 && c.Incomplete() {
+		c := s.Trace.Coverage()
+		if dir > 0 && c.Incomplete() {
 			r.Message += " The recording is incomplete: later calls may be missing."
+		}
+		if c.Forks > 0 {
+			r.Message += " The program forked, and calls in its children are not recorded."
 		}
 		return r
 	}

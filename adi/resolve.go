@@ -78,12 +78,12 @@ func (t *Trace) ResolveFunc(r Ref) (string, error) {
 			return "", NotFoundf("%s is library code (the standard library or site-packages), which is not recorded; to record it, pass --allow-external (over JSON-RPC or MCP: include it in the session, e.g. include: [%q])", file, file)
 		}
 		if len(cands) == 0 {
-			return "", NotFoundf("no recorded function is defined in %s%s", file, closestText(r.Path, t.files(), fileForms))
+			return "", NotFoundf("no recorded function is defined in %s%s%s", file, closestText(r.Path, t.files(), fileForms), t.forkHint())
 		}
 	case r.Module != "":
 		cands = filterFuncs(cands, func(fi funcInfo) bool { return moduleOf(fi.name) == r.Module })
 		if len(cands) == 0 {
-			return "", NotFoundf("no module %q in the recording%s", r.Module, closestText(r.Module, t.modules(), nameForms))
+			return "", NotFoundf("no module %q in the recording%s%s", r.Module, closestText(r.Module, t.modules(), nameForms), t.forkHint())
 		}
 	}
 	if r.Line > 0 {
@@ -104,7 +104,16 @@ func (t *Trace) ResolveFunc(r Ref) (string, error) {
 	for i, fi := range all {
 		names[i] = fi.name
 	}
-	return "", NotFoundf("no function %q in the recording%s", r.Func().String(), closestText(r.Name, names, nameForms))
+	return "", NotFoundf("no function %q in the recording%s%s", r.Func().String(), closestText(r.Name, names, nameForms), t.forkHint())
+}
+
+// forkHint is the tail of a not-found error in a run that forked: what the children called is
+// not recorded, and may be what was asked for.
+func (t *Trace) forkHint() string {
+	if t.Forks == 0 {
+		return ""
+	}
+	return "; " + ForkNote(t.Forks, t.Coverage().ForkedIn)
 }
 
 // ResolveFrame finds the index in T of the frame a reference names; the reference must carry an

@@ -78,6 +78,10 @@ type Coverage struct {
 	// milliseconds); Calls then says how many calls the recording holds.
 	TimeLimitMS int64 `json:"time_limit_ms,omitempty"`
 	Calls       int   `json:"calls,omitempty"`
+	// Forks counts the times the run forked; the children's calls are not in the recording.
+	// ForkedIn is the fid of the frame the first fork was made in ("" when none was recorded).
+	Forks    int    `json:"forks,omitempty"`
+	ForkedIn string `json:"forked_in,omitempty"`
 }
 
 // Coverage returns how complete T is.
@@ -86,7 +90,28 @@ func (t *Trace) Coverage() Coverage {
 	if c.TimeLimitMS > 0 {
 		c.Calls = t.Len()
 	}
+	if t.Forks > 0 {
+		c.Forks = t.Forks
+		if f := t.Frame(int(t.ForkedIn)); f != nil {
+			c.ForkedIn = f.FID().String()
+		}
+	}
 	return c
+}
+
+// ForkNote says that the run forked forks times, the first in frame fid (if known), and that
+// the children's calls are not recorded.
+func ForkNote(forks int, fid string) string {
+	where := ""
+	if fid != "" {
+		where = " (the first in " + fid + ")"
+	}
+	times := "once"
+	if forks > 1 {
+		times = strconv.Itoa(forks) + " times"
+	}
+	return fmt.Sprintf("the program forked %s%s; adi records this process only, so calls made in a forked child "+
+		"are not in the recording.", times, where)
 }
 
 // Incomplete reports whether calls of the run may be missing from the recording.
@@ -112,6 +137,9 @@ func (c Coverage) notes() []string {
 	var out []string
 	if c.TimeLimitMS > 0 {
 		out = append(out, "Note: "+TimeLimitNote(c.TimeLimitMS, c.Calls))
+	}
+	if c.Forks > 0 {
+		out = append(out, "Note: "+ForkNote(c.Forks, c.ForkedIn))
 	}
 	if c.Partial {
 		out = append(out, "Note: the recording is partial: the run ended before the probe finished, so calls near its end may be missing or unfinished.")

@@ -367,3 +367,42 @@ func TestCLIFirstCommandFocus(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, runs, 2, "work#3's FLT needed a second run")
 }
+
+// forkingProgram squares numbers in a multiprocessing pool (the fork start method: Linux's
+// default before 3.14), so that square runs in the workers only.
+const forkingProgram = `import multiprocessing
+
+
+def square(x):
+    return x * x
+
+
+def main():
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        print(sorted(pool.map(square, range(5))))
+
+
+if __name__ == "__main__":
+    main()
+`
+
+// TestCLIForkedRunSaysSo runs a program whose work happens in forked workers: the recording holds
+// the parent's calls, every answer says the program forked (and where first), and asking for the
+// workers' function says why it is not there, instead of an answer that looks complete.
+func TestCLIForkedRunSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pool.py"), []byte(forkingProgram), 0o644))
+	r := newCLI(t, dir)
+	cmd := "python pool.py"
+	res := r.run("call-tree", cmd)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Regexp(t, "^adi: recorded `python pool.py`: 2 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
+	assert.Equal(t, "Call tree of pool:<module>#1 (depth 3, width 10):\n"+
+		"Note: the program forked 2 times (the first in pool:main#1); adi records this process only, so calls made in a forked child are not in the recording.\n"+
+		"pool:<module>#1() → None\n"+
+		"  pool:main#1() → None\n", res.stdout)
+	res = r.run("break", cmd, "pool.py:square")
+	assert.Equal(t, 1, res.code)
+	assert.Equal(t, "adi: no function \"pool.py:square\" in the recording (nothing of it was called, or it is not user code); "+
+		"the program forked 2 times (the first in pool:main#1); adi records this process only, so calls made in a forked child are not in the recording.\n", res.stderr)
+}

@@ -448,6 +448,7 @@ type decoder struct {
 	calls    []call    // call/callret/callexc/made records, in file order
 	outcomes []outcome // ret/exc/yield records, in file order
 	nodeIDs  []nodeID  // test records, in file order
+	forks    []int32   // fork records: the invocation each fork was made in (-1: none)
 	gaps     map[int]bool
 	strays   map[int]string
 
@@ -858,6 +859,15 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 			return fmt.Errorf("invocation index %d out of range", idx)
 		}
 		d.nodeIDs = append(d.nodeIDs, nodeID{int32(idx), id})
+	case "fork":
+		var idx int
+		if err := values(rec, &idx); err != nil {
+			return err
+		}
+		if idx < -1 || idx > math.MaxInt32 {
+			return fmt.Errorf("invocation index %d out of range", idx)
+		}
+		d.forks = append(d.forks, int32(idx))
 	case "gap":
 		var idx int
 		if err := values(rec, &idx); err != nil {
@@ -1117,6 +1127,12 @@ func (d *decoder) build() (gap bool, err error) {
 	for _, x := range d.nodeIDs {
 		if int(x.idx) < n {
 			t.SetNodeID(int(x.idx), x.id)
+		}
+	}
+	if len(d.forks) > 0 {
+		t.Forks, t.ForkedIn = len(d.forks), d.forks[0]
+		if int(t.ForkedIn) >= n {
+			t.ForkedIn = -1 // (past the end of T)
 		}
 	}
 	return gap, nil

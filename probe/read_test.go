@@ -225,6 +225,7 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(callsBin(f, `[["call",0,0,7,0,0,[],""]]`)), []byte(fltBin(f, `[["step",0,1,[],[],[],{}]]`)))
 	f.Add([]byte(callsBin(f, `[["code",0,"t:f","/p/t.py",1,["a","*b"]],["call",0,0,-1,0,0,[1,"()"],null],["bare",1,0,0,0,"\u0001"],["bare",2,0,1,0,3]]`)), []byte(fltBin(f, `[]`)))
 	f.Add([]byte(callsBin(f, `[["code",0,"t:f","/p/t.py",1,["a"]],["callret",1,0,0,0,3,[1],null,1],["call",0,0,-1,0,0,["2"],"=2"],["exc",0,"E","m",2],["callexc",5,0,9,0,0,[],"","E","m",1]]`)), []byte(fltBin(f, `[["begin",1],["step",1,1,[["a",null,1,"new"]],[0],[[1,2]],{"yield":3,"resume":true}]]`)))
+	f.Add([]byte(callsBin(f, `[["code",0,"t:f","/p/t.py",1,[]],["fork",0],["callret",0,0,-1,0,0,[],null,"None"],["fork",-1]]`)), []byte(fltBin(f, `[]`)))
 	f.Fuzz(func(t *testing.T, calls, flt []byte) {
 		dir := t.TempDir()
 		_ = os.WriteFile(filepath.Join(dir, CallsFile), calls, 0o644)
@@ -404,4 +405,34 @@ func TestReadBareCalls(t *testing.T) {
 	assert.False(t, rec.Trace.Frames[0].Bare())
 	assert.Equal(t, "t.py::test_f[a]", rec.Trace.NodeID(0))
 	assert.Equal(t, "", rec.Trace.NodeID(1))
+}
+
+// TestReadForks: fork records give T how often the run forked and the frame it first forked in
+// (-1 when none was recorded, or past T's end).
+func TestReadForks(t *testing.T) {
+	for _, tc := range []struct {
+		records  string
+		forks    int
+		forkedIn int32
+	}{
+		{`["fork",1],["fork",-1]`, 2, 1},
+		{`["fork",-1]`, 1, -1},
+		{`["fork",7]`, 1, -1},
+		{``, 0, 0},
+	} {
+		recs := `[["code",0,"t:<module>","/p/t.py",1,[]],["code",1,"t:main","/p/t.py",3,[]],` +
+			`["callret",1,1,0,0,9,[],null,"None"],["callret",0,0,-1,0,0,[],null,"None"]`
+		if tc.records != "" {
+			recs += "," + tc.records
+		}
+		dir := writeFiles(t, map[string]string{CallsFile: callsBin(t, recs+"]"),
+			ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":2}`})
+		rec, err := Read(dir)
+		require.NoError(t, err, tc.records)
+		assert.Equal(t, tc.forks, rec.Trace.Forks, tc.records)
+		assert.Equal(t, tc.forkedIn, rec.Trace.ForkedIn, tc.records)
+	}
+	dir := writeFiles(t, map[string]string{CallsFile: callsBin(t, `[["fork",-2]]`)})
+	_, err := Read(dir)
+	require.ErrorContains(t, err, "fork record: invocation index -2 out of range")
 }

@@ -35,7 +35,7 @@ from . import target as target_mod
 from .depth import RecursionGuard, _depth
 from .engines import EngineError, select as select_engine
 from .output import Output, write_result
-from .recorder import Recorder
+from .recorder import E_IDX, Recorder
 from .stop import STOP_EXIT, Stopper
 from .stepper import exc_message, exc_type_name
 from .target import LaunchError
@@ -84,7 +84,7 @@ class Run:
         """Prepare the process, install the recorder and run the target; returns the exit code."""
         debugger.set_run(self)
         atexit.register(self.finalize)
-        os.register_at_fork(after_in_child=self._forked)
+        os.register_at_fork(before=self._forking, after_in_child=self._forked)
         _patch_os_exit(self)
         Stopper(self).install()
         target = self.cfg.target
@@ -122,6 +122,18 @@ class Run:
         sys.stderr.write("adi: %s\n" % message)
         sys.stderr.flush()
         return LAUNCH_ERROR
+
+    def _forking(self):
+        """The target forks (os.fork: multiprocessing's default on Linux, a fork before exec):
+        write a ``fork`` record naming the recorded frame it forks in, since the child's calls
+        are not recorded (``_forked``) and answers say so."""
+        if self.finished or os.getpid() != self.pid:
+            return
+        try:
+            stack = self.rec.thread_state().stack
+            self.out.calls.append(("fork", stack[-1][E_IDX] if stack else -1))
+        except Exception as exc:
+            self.rec.internal_error("noting a fork", exc)
 
     def _forked(self):
         """In a forked child: stop recording and never touch the parent's files."""

@@ -80,10 +80,13 @@ class Exits(unittest.TestCase):
             ("osexit:<module>#1", None), ("osexit:main#1", None), ("osexit:helper#1", ("ret", "2"))])
 
     def test_forked_child_writes_nothing(self):
+        """The child of os.fork records nothing; the parent writes a fork record naming the
+        invocation it forked in (main#1), so that answers can say the child's calls are missing."""
         rec = record(script("fork_prog.py"))
         self.assertEqual(rec.returncode, 0, rec.stderr)
         self.assertEqual(rec.fids(), ["fork_prog:<module>#1", "fork_prog:main#1", "fork_prog:parent_work#1"])
         self.assertEqual(rec.result["exit"], {"kind": "exit", "code": 0, "exception": None})
+        self.assertEqual([r for r in rec.calls_records if r[0] == "fork"], [["fork", rec.get("fork_prog:main#1").idx]])
 
     def test_sys_exit_codes(self):
         for how, status, stderr in (("int", 3, ""), ("str", 1, "goodbye\n"), ("none", 0, "")):
