@@ -65,6 +65,9 @@ type CallNode struct {
 	// an import is shown when it is the root asked for (call-tree MODULE:<module>#N).
 	Imports     []CallGroup `json:"imports,omitempty"`
 	ImportCalls int         `json:"import_calls,omitempty"`
+	// Thread names the thread of an entry frame that did not run in the program's first thread
+	// (Trace.ThreadName); the calls below it ran in the same one.
+	Thread string `json:"thread,omitempty"`
 }
 
 // Frames lists the frames the tree shows (its nodes', by index in T), depth first.
@@ -202,6 +205,9 @@ type treeBuilder struct {
 func (b *treeBuilder) node(j, level int) *CallNode {
 	f := &b.t.Frames[j]
 	n := &CallNode{FID: f.FID().String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception}
+	if f.Caller < 0 {
+		n.Thread = b.t.ThreadName(j)
+	}
 	if n.Args == nil {
 		n.Args = []Arg{}
 	}
@@ -331,8 +337,11 @@ func (c *CallTree) Text(o TextOptions) string {
 
 func (c *CallTree) render(dc *doc, d detail, n *CallNode, indent string) {
 	dc.total++
-	dc.add(chunk{lines: []string{fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), d.outcome(n.Status, n.Return, n.Exception))},
-		first: dc.total, last: dc.total})
+	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), d.outcome(n.Status, n.Return, n.Exception))
+	if n.Thread != "" {
+		line += "  [thread " + n.Thread + "]"
+	}
+	dc.add(chunk{lines: []string{line}, first: dc.total, last: dc.total})
 	if len(n.Imports) > 0 {
 		dc.add(chunk{lines: []string{indent + "  … " + importsText(n.Imports, n.ImportCalls, "imported")}})
 	}
@@ -346,7 +355,7 @@ func (c *CallTree) render(dc *doc, d detail, n *CallNode, indent string) {
 	for _, g := range n.Hidden {
 		count += g.Count
 	}
-	line := indent + "  … " + groupsText(n.Hidden, "more ")
+	line = indent + "  … " + groupsText(n.Hidden, "more ")
 	if n.HiddenBy == "depth" {
 		line = indent + "  … " + groupsText(n.Hidden, "") + " below the depth limit"
 	}

@@ -103,3 +103,28 @@ app:<module>#1() → None
 	assert.Equal(t, "the program forked once; adi records this process only, so calls made in a forked child are not in the recording.",
 		ForkNote(tr.Coverage().Forks, tr.Coverage().ForkedIn))
 }
+
+// TestEntryFramesNameTheirThread: an entry frame that ran in another thread than the program's
+// first (a pool's worker) is shown with its thread's name in a call tree and an FLT's header; a
+// frame it called needs none (its caller says where it ran); a live recording shows none.
+func TestEntryFramesNameTheirThread(t *testing.T) {
+	work := ret("app:square", 1, -1, 0, "/p/app.py", 3, "0", Arg{"x", "0"})
+	work.Thread = 1
+	inner := ret("app:helper", 1, 1, 4, "/p/app.py", 9, "0")
+	inner.Thread = 1
+	tr := newTrace("/p", ret("app:<module>", 1, -1, 0, "/p/app.py", 1, "None"), work, inner)
+	tr.Threads = []string{"MainThread", "ThreadPoolExecutor-0_0"}
+	run := mustRunTree(t, tr, TreeOptions{}, false)
+	assert.Equal(t, `Call tree of the run: 2 entry frames (depth 3, width 10):
+app:<module>#1() → None
+app:square#1(x=0) → 0  [thread ThreadPoolExecutor-0_0]
+  app:helper#1() → 0
+`, run.Text(TextOptions{}))
+	assert.Equal(t, "ThreadPoolExecutor-0_0", run.Roots[1].Thread)
+	assert.Equal(t, "entry frame, thread ThreadPoolExecutor-0_0", tr.FrameSummary(1).callerText())
+	assert.Equal(t, "caller app:square#1, line 4", tr.FrameSummary(2).callerText())
+	assert.Equal(t, "ThreadPoolExecutor-0_0", tr.FrameSummary(2).Thread)
+	assert.Equal(t, "entry frame", tr.FrameSummary(0).callerText())
+	tr.Live = true
+	assert.Equal(t, "entry frame", tr.FrameSummary(1).callerText())
+}

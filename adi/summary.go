@@ -34,6 +34,9 @@ type FrameSummary struct {
 	// Running marks an Unfinished invocation of a live recording (Trace.Live): it had not
 	// returned when the recording was read, and the program runs on.
 	Running bool `json:"running,omitempty"`
+	// Thread names the thread the invocation ran in when it is not the program's first thread
+	// (a worker of a thread pool, say); "" for the first.
+	Thread string `json:"thread,omitempty"`
 }
 
 // FrameSummary returns T[j] as a FrameSummary; j must be a valid index.
@@ -45,6 +48,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 		Kind:    f.Code.Kind.String(),
 		Target:  f.File + ":" + ShortName(f.FID().Func) + "#" + strconv.Itoa(f.FID().Index),
 		Running: t.Live && f.Status == Unfinished,
+		Thread:  t.ThreadName(j),
 	}
 	if s.Args == nil {
 		s.Args = []Arg{}
@@ -60,6 +64,9 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 
 // callerText is the caller part of a frame header: "caller t:main#1, line 9" or "entry frame".
 func (s FrameSummary) callerText() string {
+	if s.Caller == "" && s.Thread != "" {
+		return "entry frame, thread " + s.Thread
+	}
 	if s.Caller == "" {
 		return "entry frame"
 	}
@@ -82,6 +89,21 @@ type Coverage struct {
 	// ForkedIn is the fid of the frame the first fork was made in ("" when none was recorded).
 	Forks    int    `json:"forks,omitempty"`
 	ForkedIn string `json:"forked_in,omitempty"`
+}
+
+// ThreadName is the name of the thread frame i ran in, when that is not the program's first
+// thread (the probe numbers threads from 0 as it meets them: 0 runs the target); "" otherwise,
+// and in a live recording, whose caught invocations are entry frames of whatever thread served
+// them (a server's request threads).
+func (t *Trace) ThreadName(i int) string {
+	f := t.Frame(i)
+	if t.Live || f == nil || f.Thread == 0 || int(f.Thread) >= len(t.Threads) {
+		return ""
+	}
+	if name := t.Threads[f.Thread]; name != "" {
+		return name
+	}
+	return "#" + strconv.Itoa(int(f.Thread))
 }
 
 // Coverage returns how complete T is.

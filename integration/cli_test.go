@@ -406,3 +406,39 @@ func TestCLIForkedRunSaysSo(t *testing.T) {
 	assert.Equal(t, "adi: no function \"pool.py:square\" in the recording (nothing of it was called, or it is not user code); "+
 		"the program forked 2 times (the first in pool:main#1); adi records this process only, so calls made in a forked child are not in the recording.\n", res.stderr)
 }
+
+// threadProgram squares numbers in a thread pool of one worker.
+const threadProgram = `from concurrent.futures import ThreadPoolExecutor
+
+
+def square(x):
+    return x * x
+
+
+def main():
+    with ThreadPoolExecutor(1) as ex:
+        print(list(ex.map(square, range(3))))
+
+
+main()
+`
+
+// TestCLIThreadsNamed: calls a worker thread ran are entry frames of the recording, shown with
+// their thread's name in the call tree and in the FLT's header.
+func TestCLIThreadsNamed(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pool.py"), []byte(threadProgram), 0o644))
+	r := newCLI(t, dir)
+	cmd := "python pool.py"
+	res := r.run("call-tree", cmd)
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, "Call tree of the run: 4 entry frames (depth 3, width 10):\n"+
+		"pool:<module>#1() → None\n"+
+		"  pool:main#1() → None\n"+
+		"pool:square#1(x=0) → 0  [thread ThreadPoolExecutor-0_0]\n"+
+		"pool:square#2(x=1) → 1  [thread ThreadPoolExecutor-0_0]\n"+
+		"pool:square#3(x=2) → 4  [thread ThreadPoolExecutor-0_0]\n", res.stdout)
+	res = r.run("break", cmd, "pool.py:square#2")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "\nFrame: pool:square#2   (entry frame, thread ThreadPoolExecutor-0_0)\nArgs: x = 1\n")
+}
