@@ -99,7 +99,8 @@ func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
 			r.Message += " The recording is incomplete: later calls may be missing."
 		}
 		if c.Forks > 0 {
-			r.Message += " The program forked, and calls in its children are not recorded."
+			note := ForkNote(c.Forks, c.ForkedIn)
+			r.Message += " " + strings.ToUpper(note[:1]) + note[1:]
 		}
 		return r
 	}

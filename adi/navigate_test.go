@@ -80,6 +80,17 @@ func TestContinueIncompleteRecording(t *testing.T) {
 	assert.Equal(t, 7, s.Cur)
 }
 
+// TestContinueForkedRun: no further hit in a run that forked says where, since a forked child's
+// calls of the function are not recorded.
+func TestContinueForkedRun(t *testing.T) {
+	tr := fixture()
+	tr.Forks, tr.ForkedIn = 1, 0
+	s := NewState(tr)
+	s.Breakpoints, s.Cur = bps("t:fib", ""), 7
+	assert.Equal(t, "continue: no further hit of t:fib (5 hit(s) in all); still at t:fib#5. The program forked once (the first in t:<module>#1); "+
+		"adi records this process only, so calls made in a forked child are not in the recording.", s.Continue(nil).Message)
+}
+
 func TestStepInto(t *testing.T) {
 	tests := []struct {
 		name string

@@ -113,7 +113,7 @@ func (t *Trace) forkHint() string {
 	if t.Forks == 0 {
 		return ""
 	}
-	return "; " + ForkNote(t.Forks, t.Coverage().ForkedIn)
+	return "; " + ForkNote(t.Forks, t.forkedInFID())
 }
 
 // ResolveFrame finds the index in T of the frame a reference names; the reference must carry an

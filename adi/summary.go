@@ -113,12 +113,17 @@ func (t *Trace) Coverage() Coverage {
 		c.Calls = t.Len()
 	}
 	if t.Forks > 0 {
-		c.Forks = t.Forks
-		if f := t.Frame(int(t.ForkedIn)); f != nil {
-			c.ForkedIn = f.FID().String()
-		}
+		c.Forks, c.ForkedIn = t.Forks, t.forkedInFID()
 	}
 	return c
+}
+
+// forkedInFID is the fid of the frame the run first forked in, "" when none was recorded.
+func (t *Trace) forkedInFID() string {
+	if f := t.Frame(int(t.ForkedIn)); f != nil {
+		return f.FID().String()
+	}
+	return ""
 }
 
 // ForkNote says that the run forked forks times, the first in frame fid (if known), and that

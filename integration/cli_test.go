@@ -368,6 +368,20 @@ func TestCLIFirstCommandFocus(t *testing.T) {
 	assert.Len(t, runs, 2, "work#3's FLT needed a second run")
 }
 
+// poolCallTree writes src as pool.py into a new directory and runs the first command there,
+// `adi call-tree "python pool.py"`, which must succeed; it returns the CLI, the target command
+// and the answer.
+func poolCallTree(t *testing.T, src string) (*cliRun, string, result) {
+	t.Helper()
+	dir := t.TempDir()
+	writeProgram(t, dir, "pool.py", src)
+	r := newCLI(t, dir)
+	cmd := "python pool.py"
+	res := r.run("call-tree", cmd)
+	require.Equal(t, 0, res.code, res.stderr)
+	return r, cmd, res
+}
+
 // forkingProgram squares numbers in a multiprocessing pool (the fork start method: Linux's
 // default before 3.14), so that square runs in the workers only.
 const forkingProgram = `import multiprocessing
@@ -390,12 +404,7 @@ if __name__ == "__main__":
 // the parent's calls, every answer says the program forked (and where first), and asking for the
 // workers' function says why it is not there, instead of an answer that looks complete.
 func TestCLIForkedRunSaysSo(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pool.py"), []byte(forkingProgram), 0o644))
-	r := newCLI(t, dir)
-	cmd := "python pool.py"
-	res := r.run("call-tree", cmd)
-	require.Equal(t, 0, res.code, res.stderr)
+	r, cmd, res := poolCallTree(t, forkingProgram)
 	assert.Regexp(t, "^adi: recorded `python pool.py`: 2 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
 	assert.Equal(t, "Call tree of pool:<module>#1 (depth 3, width 10):\n"+
 		"Note: the program forked 2 times (the first in pool:main#1); adi records this process only, so calls made in a forked child are not in the recording.\n"+
@@ -426,12 +435,7 @@ main()
 // TestCLIThreadsNamed: calls a worker thread ran are entry frames of the recording, shown with
 // their thread's name in the call tree and in the FLT's header.
 func TestCLIThreadsNamed(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "pool.py"), []byte(threadProgram), 0o644))
-	r := newCLI(t, dir)
-	cmd := "python pool.py"
-	res := r.run("call-tree", cmd)
-	require.Equal(t, 0, res.code, res.stderr)
+	r, cmd, res := poolCallTree(t, threadProgram)
 	assert.Equal(t, "Call tree of the run: 4 entry frames (depth 3, width 10):\n"+
 		"pool:<module>#1() → None\n"+
 		"  pool:main#1() → None\n"+
