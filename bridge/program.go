@@ -32,6 +32,9 @@ type Options struct {
 	Limits  probe.Limits  `json:"limits"`
 	// ReprLimit bounds rendered values, in characters (default 200).
 	ReprLimit int `json:"repr_limit,omitempty"`
+	// Values is how values of types with a __repr__ of the program's are shown: "repr" (the
+	// default: a library type's own repr, run under the probe's guards) or "attrs".
+	Values string `json:"values,omitempty"`
 	// Python is the --python choice for the interpreter with debugpy ("" = discover).
 	Python string `json:"python,omitempty"`
 	// EagerSteps is the step budget of the FLTs the session's first run records for every
@@ -95,6 +98,8 @@ type Program struct {
 	Limits  probe.Limits
 	// ReprLimit bounds rendered values (characters); 0 means the probe's default.
 	ReprLimit int
+	// Values is Options.Values ("" = "repr").
+	Values string
 	// Timeout bounds the wall-clock time of one run: then the probe is asked to stop (it writes
 	// what it recorded), and the run is killed stopGrace later if it has not ended.
 	Timeout time.Duration
@@ -171,7 +176,10 @@ func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error)
 
 	p := &Program{
 		PyFlags: tg.PyFlags, Dir: dir, Root: root, Include: o.Include, Exclude: o.Exclude,
-		Limits: o.Limits, ReprLimit: o.ReprLimit, Timeout: o.Timeout, Seed: !o.NoSeed,
+		Limits: o.Limits, ReprLimit: o.ReprLimit, Values: o.Values, Timeout: o.Timeout, Seed: !o.NoSeed,
+	}
+	if p.Values != "" && p.Values != "repr" && p.Values != "attrs" {
+		return nil, tg, adi.BadInputf("values must be repr or attrs, not %q", p.Values)
 	}
 	if p.Timeout <= 0 {
 		p.Timeout = DefaultTimeout

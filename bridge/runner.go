@@ -193,7 +193,7 @@ func (rn *runner) config(dir string, req RunRequest) (string, error) {
 	p := rn.prog
 	cfg := probe.Config{
 		Version: 1, Out: dir, Target: p.Target, Root: p.Root, Include: nonNil(p.Include), Exclude: nonNil(p.Exclude),
-		ReprLimit: p.ReprLimit, Limits: p.Limits,
+		ReprLimit: p.ReprLimit, Values: p.Values, Limits: p.Limits,
 		Trace: nonNil(req.Trace), Conditions: nonNil(req.Conditions), Expect: nonNil(req.Expect), Stops: nonNil(req.Stops),
 		Light: req.Light, StopsOnly: req.StopsOnly, TraceTests: req.TraceTests, Control: req.Control,
 		ValuesOf: req.ValuesOf, Only: req.Only,

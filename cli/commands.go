@@ -55,6 +55,7 @@ type cliFlags struct {
 	stmt          int // exec: the statement's limit
 	noCount       bool
 	noSeed        bool
+	values        string
 	allowExternal bool
 }
 
@@ -74,6 +75,7 @@ func (f *cliFlags) register(fs *flag.FlagSet, name string) {
 		fs.IntVar(&f.timeout, "t", 0, "short for --timeout")
 	}
 	fs.BoolVar(&f.noCount, "no-count", false, "accepted for compatibility with the peer; adi always knows the count")
+	fs.StringVar(&f.values, "values", "", "how values of the program's types with their own __repr__ are shown when CMD is recorded: repr (default: a library type's own repr, run under guards) or attrs (their attributes)")
 	fs.BoolVar(&f.noSeed, "no-seed", false, "do not seed random's unseeded generators (when CMD is recorded; by default every run draws the same numbers, so re-runs replay)")
 	fs.BoolVar(&f.allowExternal, "allow-external", false, "record the standard-library or site-packages file a FILE:FUNC argument names, so it can be targeted (needs CMD; the target is recorded again)")
 }
@@ -90,7 +92,7 @@ func runCLI(ctx context.Context, g *Globals, name, usage string, build cliBuilde
 	if cf.timeout < 0 {
 		return UsageError("adi: %s: -t/--timeout takes seconds from 1 (got %d)", name, cf.timeout)
 	}
-	inv := Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second, NoSeed: cf.noSeed}
+	inv := Invocation{Name: name, Session: cf.session, JSON: cf.json, Timeout: time.Duration(cf.timeout) * time.Second, NoSeed: cf.noSeed, Values: cf.values}
 	if len(pos) > 0 && strings.ContainsAny(strings.TrimSpace(pos[0]), " \t") {
 		inv.Target, pos = pos[0], pos[1:]
 	}

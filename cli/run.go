@@ -72,6 +72,8 @@ type Invocation struct {
 	Timeout time.Duration
 	// NoSeed leaves random's unseeded generators unseeded in the session's runs (--no-seed).
 	NoSeed bool
+	// Values is --values: how the program's types with their own __repr__ are shown.
+	Values string
 	// Include lists files recorded although they are not user code (--allow-external): the
 	// session is recorded again when its recording does not include them yet.
 	Include []string
@@ -260,6 +262,9 @@ func openSession(ctx context.Context, env *Env, rpc *rpcClient, id string, inv I
 	}
 	if inv.NoSeed {
 		params["no_seed"] = true
+	}
+	if inv.Values != "" {
+		params["values"] = inv.Values
 	}
 	if len(inv.Include) > 0 {
 		params["include"] = inv.Include

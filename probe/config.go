@@ -2,14 +2,17 @@ package probe
 
 // Config is the JSON the bridge writes for one probe run (probe/PROTOCOL.md, "Config").
 type Config struct {
-	Version    int         `json:"version"`
-	Out        string      `json:"out"`
-	Target     Target      `json:"target"`
-	Root       string      `json:"root"`
-	Include    []string    `json:"include"`
-	Exclude    []string    `json:"exclude"`
-	ReprLimit  int         `json:"repr_limit,omitempty"`
-	ReprTimeMS int         `json:"repr_time_ms,omitempty"`
+	Version    int      `json:"version"`
+	Out        string   `json:"out"`
+	Target     Target   `json:"target"`
+	Root       string   `json:"root"`
+	Include    []string `json:"include"`
+	Exclude    []string `json:"exclude"`
+	ReprLimit  int      `json:"repr_limit,omitempty"`
+	ReprTimeMS int      `json:"repr_time_ms,omitempty"`
+	// Values is how values of types with a __repr__ of the program's are shown: "repr" (""; a
+	// library type's own repr, run under guards) or "attrs" (from their attributes).
+	Values     string      `json:"values,omitempty"`
 	Limits     Limits      `json:"limits"`
 	Trace      []Selector  `json:"trace"`
 	TraceAll   *TraceAll   `json:"trace_all,omitempty"`

@@ -16,7 +16,7 @@ import (
 func init() {
 	register(
 		&method{name: "session.create", summary: "record a target command once (T) and open a session on it",
-			usage: "{command, id?, reuse?, dir?, env?, root?, include?, exclude?, timeout_ms?, limits?, repr_limit?, python?, no_seed?, focus?}",
+			usage: "{command, id?, reuse?, dir?, env?, root?, include?, exclude?, timeout_ms?, limits?, repr_limit?, values?, python?, no_seed?, focus?}",
 			call:  sessionCreate},
 		&method{name: "session.list", usage: "{}", summary: "list open sessions and those left on disk", call: sessionList},
 		&method{name: "session.get", usage: "{session}", summary: "describe one session and its recording run", call: sessionGet},
@@ -68,7 +68,7 @@ func sessionCreate(c *call) (any, error) {
 		Command: p.String("command", true), Dir: p.String("dir", false), Env: p.StringMap("env"),
 		Root: p.String("root", false), Include: p.Strings("include"), Exclude: p.Strings("exclude"),
 		Timeout:   time.Duration(p.Int("timeout_ms", false, 1)) * time.Millisecond,
-		ReprLimit: p.Int("repr_limit", false, 1), Python: p.String("python", false),
+		ReprLimit: p.Int("repr_limit", false, 1), Values: p.String("values", false), Python: p.String("python", false),
 		NoSeed: p.Bool("no_seed"), Focus: p.Strings("focus"),
 	}
 	opts.Limits = limits(p)

@@ -100,6 +100,10 @@ class Config:
         self.exclude = _str_list(data, "exclude")
         self.repr_limit = _int(data, "repr_limit", 200, minimum=8)
         self.repr_time_ms = _num(data, "repr_time_ms", 20)
+        # how values of types with a __repr__ of the program's are shown (values.set_values_mode)
+        self.values = _str(data, "values", default="repr") or "repr"
+        if self.values not in ("repr", "attrs"):
+            raise ConfigError("values must be repr or attrs, not %r" % (self.values,))
         self.render_calls = _int(data, "render_calls", DEFAULT_RENDER_CALLS)
         self.light = bool(data.get("light", False))
         # bare calls (a first run's, PROTOCOL.md "bare"): past the first `bare_after` calls, a

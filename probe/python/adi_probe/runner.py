@@ -40,7 +40,7 @@ from .stop import STOP_EXIT, Stopper
 from .stepper import exc_message, exc_type_name
 from .target import LaunchError
 from .usercode import PROBE_DIR, RUN_SCRIPT, UserCode
-from .values import Values
+from .values import Values, set_values_mode
 
 LAUNCH_ERROR = 2
 
@@ -67,6 +67,7 @@ class Run:
         self.cfg = cfg
         self.pid = os.getpid()
         self.out = Output(cfg.out, cfg.max_bytes, discard=cfg.stops_only)
+        set_values_mode(cfg.values)
         self.values = Values(cfg.repr_limit, cfg.repr_time_ms)
         self.rec = Recorder(cfg, self.out, self.values, UserCode(cfg.root, cfg.include, cfg.exclude))
         self.engine = None

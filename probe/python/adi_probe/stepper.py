@@ -35,19 +35,21 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 """
 
 import dis
+import re
 # the eager and test FLTs' budgets count this thread's CPU time, not the wall clock, so that a
 # busy machine does not spend them for other processes (0.6 µs a reading, on stepped lines only)
 from time import thread_time as _clock
 
 from . import source, usercode
-from .output import RAW_TYPES
 from .source import ASSERT as _ASSERT
-from .values import SCALARS as _SCALARS, exc_message  # noqa: F401 (also for recorder, runner, execute)
+from .changes import GLOBAL_DEPTH, Tracker
+from .values import _OPAQUE, exc_message  # noqa: F401 (also for recorder, runner, execute)
 
 EMPTY = ()
 _NO_EVENTS = {}  # shared, never written to: a step with events gets its own dict
 _FLUSH_EVERY = 4095  # steps between flushes of the FLT batch (a mask)
-_VALUE_TYPES = frozenset((tuple, frozenset))  # immutable: rebinding to equal content is no change
+_NEWLOCALS = 0x2  # every function's code has it; module and class bodies do not
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _QUIET = (StopIteration, StopAsyncIteration)
 _TAKEN = {"test": True}  # the ev of a step whose only event is its test's outcome (never written to)
 _NOT_TAKEN = {"test": False}
@@ -86,7 +88,7 @@ class CodeFacts:
     """The per-code-object facts a stepper needs (computed once per code object)."""
 
     __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "tests", "_positions", "code", "argnames",
-                 "globals")
+                 "globals", "watched", "_mentioned")
 
     def __init__(self, code):
         self.code = code
@@ -106,6 +108,38 @@ class CodeFacts:
             self.comp_spans = scope.comp_spans
             self.tests = scope.tests
         self._positions = None
+        self.watched = None  # module-level objects the code names (``module_names``)
+        self._mentioned = {}
+
+    def module_names(self, g):
+        """The names of the module-level objects this function's code names (in `g`, its
+        globals, when it is first stepped): their changes are part of what it does (shown as
+        ``global NAME``). Not modules, functions, classes or other callables, nor the names it
+        declares ``global``; none for module and class bodies, whose names are their locals."""
+        if self.watched is None:
+            code = self.code
+            out = []
+            if code.co_flags & _NEWLOCALS:
+                for name in code.co_names:
+                    if name in g and name not in self.globals and name not in out:
+                        v = g[name]
+                        t = type(v)
+                        if t not in _OPAQUE and not issubclass(t, type) and not callable(v):
+                            out.append(name)
+            self.watched = tuple(out)
+        return self.watched
+
+    def mentioned(self, key):
+        """The names statement `key` uses, in order (the roots its changes are shown under
+        first when several reach one object), each also as ``global NAME``."""
+        out = self._mentioned.get(key)
+        if out is None:
+            names = []
+            for n in _NAME.findall(self.texts.get(key) or ""):
+                if n not in names:
+                    names.append(n)
+            out = self._mentioned[key] = tuple(names) + tuple(["global " + n for n in names])
+        return out
 
     def statements(self):
         """line -> text for the ``stmts`` record: every statement of this code object (int keys)."""
@@ -153,9 +187,6 @@ class Stepper:
         self.flush = flush          # writes the FLT batch (called every _FLUSH_EVERY steps)
         self.render = values.render
         self.value = values.value
-        self.big = values.big
-        self.fingerprint = values.fingerprint
-        self.paths = values.paths
         self.max_steps = max_steps
         self.budget = budget        # [steps left] or [steps, seconds left] of eager FLTs (trace_all)
         self.timed = budget is not None and len(budget) > 1  # line() counts its time down
@@ -175,13 +206,12 @@ class Stepper:
         self.counts = {}
         self.steps = 0
         self.dropped = 0
-        self.snap = {}
+        self.tracker = Tracker(values, facts.argnames[0] if facts.argnames else None)
         self.visits = {}            # key -> steps started at that statement (for debugger.hit)
         self.wrapper = None         # the f_trace wrapper installed for this frame (profile engine)
         self.returned = None        # the rendered return value (recorder.leave), for the end record
         self.on_step = None         # on_step(key, frame) when a step starts (line conditions), or None
         self.globals = facts.globals  # names declared ``global``: their changes are the frame's too
-        self.gsnap = {}
         self._take_snapshot(frame)
         sink.append(("begin", idx, self._args(frame)))
 
@@ -435,10 +465,7 @@ class Stepper:
             self.callees = EMPTY
             self.ev = _NO_EVENTS
             return
-        changes = self._diff(frame)
-        if self.globals:
-            self._diff_globals(frame, changes)
-        self._emit(changes)
+        self._emit(self._diff(frame))
 
     def _emit(self, changes=EMPTY):
         if self.steps >= self.max_steps:
@@ -461,112 +488,30 @@ class Stepper:
         return [value(loc[k]) if k in loc else "<unbound>" for k in self.facts.argnames]
 
     def _take_snapshot(self, frame):
-        value = self.value
-        fingerprint = self.fingerprint
-        snap = self.snap
+        """The frame's state as it starts: its locals and the globals it declares or names."""
+        tracker = self.tracker
         for name, v in frame.f_locals.items():
-            snap[name] = (v, fingerprint(v), value(v))
-        if self.globals:
+            tracker.bind(name, v)
+        g = frame.f_globals
+        for name in self.globals:
+            if name in g:
+                tracker.bind("global " + name, g[name])
+        for name in self.facts.module_names(g):
+            tracker.bind("global " + name, g[name], GLOBAL_DEPTH)
+
+    def _diff(self, frame):
+        """ΔS of the step now ending (changes.Tracker); values are ints, bools and None
+        themselves (output.py)."""
+        loc = frame.f_locals
+        watched = self.globals or self.facts.watched
+        if watched:
+            live = dict(loc)
             g = frame.f_globals
             for name in self.globals:
                 if name in g:
-                    v = g[name]
-                    self.gsnap[name] = (v, fingerprint(v), value(v))
-
-    def _diff_globals(self, frame, changes):
-        """Append the changes of the globals the function declares ``global`` to `changes`,
-        named ``global NAME`` (PROTOCOL.md): a write through a ``global`` statement changes
-        the frame's state although ``f_locals`` does not hold the name."""
-        g = frame.f_globals
-        snap = self.gsnap
-        for name in self.globals:
-            old = snap.get(name)
-            if name not in g:
-                if old is not None:
-                    del snap[name]
-                    changes.append(["global " + name, old[2], None, "del"])
-                continue
-            v = g[name]
-            t = type(v)
-            if old is not None:
-                o = old[0]
-                if t in _SCALARS:
-                    if o is v or (type(o) is t and o == v):
-                        continue
-                    f = v
-                else:
-                    f = self.fingerprint(v)
-                    if f == old[1] and (o is v or t in _VALUE_TYPES):
-                        continue
-            else:
-                f = v if t in _SCALARS else self.fingerprint(v)
-            r = v if (t is int and -self.big < v < self.big) or t in RAW_TYPES else self.render(v)
-            snap[name] = (v, f, r)
-            if old is None:
-                changes.append(["global " + name, None, r, "new"])
-            else:
-                changes.append(["global " + name, old[2], r, "mod"])
-
-    def _paths(self, name, old, f, v, r, add):
-        """The changes inside a value whose text reads the same or that was changed in place:
-        each path that changed (``p.count``, ``rows[3]``) with its old and new text."""
-        found = self.paths(old[1], f, v)
-        if len(found) == 1 and found[0][0] == "" and found[0][3] == "mod":
-            add([name, old[2], r, "mod"])  # the value as a whole
-            return
-        for path, o, n, kind in found:
-            if path:
-                add([name, o, n, kind, path])
-            else:
-                add([name, o, n, kind])
-
-    def _diff(self, frame):
-        """ΔS of the step now ending; reprs are ints, bools and None themselves (output.py)."""
-        loc = frame.f_locals
-        snap = self.snap
-        snap_get = snap.get
-        render = self.render
-        fingerprint = self.fingerprint
-        scalars = _SCALARS
-        big = self.big
-        nbig = -big
-        raw = RAW_TYPES
-        changes = []
-        add = changes.append
-        for name, v in loc.items():
-            old = snap_get(name)
-            t = type(v)
-            if old is None:
-                r = v if (t is int and nbig < v < big) or t in raw else render(v)
-                snap[name] = (v, fingerprint(v), r)
-                add([name, None, r, "new"])
-                continue
-            o = old[0]
-            if t in scalars:
-                if o is v or (type(o) is t and o == v):
-                    continue
-                f = v
-            else:
-                f = fingerprint(v, old[1])
-                if f is old[1] or f == old[1]:
-                    if o is v or t in _VALUE_TYPES:
-                        continue
-                    r = render(v)  # a new object, equal to the old one
-                    snap[name] = (v, f, r)
-                    add([name, None, r, "same"])
-                    continue
-                if o is v or type(o) is t:
-                    r = render(v)
-                    snap[name] = (v, f, r)
-                    if o is v or r == old[2]:
-                        self._paths(name, old, f, v, r, add)
-                    else:
-                        add([name, old[2], r, "mod"])
-                    continue
-            r = v if (t is int and nbig < v < big) or t in raw else render(v)
-            snap[name] = (v, f, r)
-            add([name, old[2], r, "mod"])
-        if len(snap) != len(loc):
-            for name in [n for n in snap if n not in loc]:
-                add([name, snap.pop(name)[2], None, "del"])
-        return changes
+                    live["global " + name] = g[name]
+            for name in self.facts.watched:
+                if name in g and name not in loc:
+                    live["global " + name] = g[name]
+            loc = live
+        return self.tracker.changes(loc, self.facts.mentioned(self.key))

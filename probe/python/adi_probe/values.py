@@ -1,39 +1,28 @@
-"""Values as the probe reports and compares them: bounded reprs and fingerprints.
+"""Values as the probe shows them: bounded reprs, and the fingerprints of call arguments.
 
 - ``Values.render(v)``: the bounded repr written into calls.bin / flt.bin: at most
   ``repr_limit`` characters then ``...``; builtin containers over the limit are summarised
   with their length (``[0, 1, 2, ...] (len=100000)``); memory addresses (`` at 0x7f..``)
   become `` at 0x…`` and thread idents are dropped from thread reprs, so outputs are
   comparable across runs; a failing ``__repr__`` gives ``<repr failed: TypeError>``; cycles
-  print as ``[...]``; numpy arrays are read with ``tolist`` (``array([1.0, 2.0])``, the first and last three
-  items with the shape past 24; only when the target already imported numpy); rendering a container stops when it exceeds
-  ``repr_time_ms``. Instances of a type that keeps ``object.__repr__`` get a text computed
-  once per type.
-  **Rendering never runs the program's own code** (a ``__repr__`` can print, count, evaluate
-  a lazy object or import: what a plain run would not do). A ``__repr__`` is called only when
-  it is implemented in C (builtins, extension types) or written in the standard library for
-  a standard-library type (``Fraction``, ``PosixPath``, ``Thread``); subclasses of builtin
+  print as ``[...]``; numpy arrays are read with ``tolist`` (``array([1.0, 2.0])``, the first
+  and last three items with the shape past 24; only when the target already imported numpy);
+  rendering a container stops when it exceeds ``repr_time_ms``. Instances of a type that keeps
+  ``object.__repr__`` get a text computed once per type.
+  **A value reads as people know it, and the program cannot tell it was read.** A ``__repr__``
+  implemented in C (builtins, extension types) or the standard library's for a standard-library
+  type (``Fraction``, ``PosixPath``, ``Thread``) is called; a library's own ``__repr__`` (a
+  sympy ``Symbol`` reads ``x``; a dataclass's or namedtuple's generated one) runs under the
+  guards of reprguard.py, and a type whose repr printed, raised, mutated or was slow is struck
+  off; the entry script's own classes (``__main__``), the types struck off, and every type in
+  "attrs" mode (``set_values_mode``, ``--values attrs``) are rendered from their state, read
+  through the interpreter's own descriptors without calling a property, ``__getattr__`` or
+  ``__getattribute__``: ``Variable(var='name', lookups=('name',))``. Subclasses of builtin
   containers are walked by the probe (``MyList([1, 2])``); enum members read as
-  ``<Color.RED: 1>``; exceptions as ``ValueError('bad')`` from their args; any other object
-  with a ``__repr__`` of its own (the program's, a library's, a dataclass's or a
-  namedtuple's generated one) is rendered from its state, read through the interpreter's own
-  descriptors without calling a property, ``__getattr__`` or ``__getattribute__``:
-  ``Variable(var='name', lookups=('name',))``. ``Values.render_repr`` (exec's answer, which
-  the agent asked to run code for) calls ``repr`` as Python does.
-- ``Values.fingerprint(v)``: what change detection (ΔS) compares, computed from the value and
-  not from the bounded text: a nested tuple of the value's content. Scalars are themselves.
-  Like rendering, it reads state without running the program's code (``type(v)``, never
-  ``isinstance``, which reads a ``__class__`` property: django's ``SimpleLazyObject``
-  evaluates itself there).
-  A list or dict of scalars is kept whole as a copy (``"F"``; ``fingerprint(v, old)``
-  confirms an unchanged one with one comparison in C), a bytearray or array.array as its
-  bytes, a C object without attributes as its repr (``itertools.count``); other containers,
-  instances (their ``__dict__``/slots) and numpy arrays are walked up to ``FP_BUDGET`` nodes
-  and ``FP_DEPTH`` levels; past those a container is represented by its length only.
-  Modules, functions, classes and other opaque objects are compared by identity only.
-- ``Values.paths(old, new, v)``: what changed between two fingerprints of a value, as paths
-  (``.count``, ``[99]``, ``['k']``) with old and new texts, items appended, keys added and
-  deleted (stepper.py writes them as changes with a path).
+  ``<Color.RED: 1>``; exceptions as ``ValueError('bad')`` from their args. Type checks use
+  ``type(v)``, never ``isinstance``, which reads a ``__class__`` property (django's
+  ``SimpleLazyObject`` evaluates itself there). ``Values.render_repr`` (exec's answer, which the
+  agent asked to run code for) calls ``repr`` as Python does.
 - ``Values.args(values)``: reprs of call arguments plus ``fp``, a short deterministic string
   fingerprint of all argument values (no ids, no hash randomisation: stable across runs).
   For short exact scalars it is the argument list itself (``=1, 'a'``); otherwise a CRC of a
@@ -58,19 +47,16 @@ import types
 import zlib
 from array import array as _array
 from collections import deque
-from itertools import compress, islice
-from operator import ne
+from itertools import islice
 
+from .reprguard import Guard
 from .usercode import in_stdlib as _in_stdlib
+
+GUARD = Guard()  # one for the process: a type struck off is struck off for every renderer
 
 NoneType = type(None)
 SCALARS = frozenset((int, float, bool, NoneType, str, bytes, complex))
 EXACT_SHORT = frozenset((float, bool, NoneType, complex))
-FP_BUDGET = 1024  # nodes a fingerprint walks in Python (a flat list or dict of scalars is one)
-FP_DEPTH = 400  # levels of nesting a fingerprint follows
-FLAT_MAX = 1 << 22  # items of a container compared at most (past that: its length)
-MAX_PATHS = 8  # changed paths reported inside one container (past that: the container)
-PATH_ROOM = 80  # characters of a path (a longer one keeps its start and end)
 ARGS_FP_BUDGET = 32  # nodes an argument fingerprint walks (per call: it runs on every call)
 FP_INLINE = 256  # marshalled tokens up to this size go into the call record as they are
 _SUMMARY = 32  # room for a " (len=N)" summary past the repr limit
@@ -91,7 +77,21 @@ def _addrlike(v):
 
 
 # How a type is rendered (``_policy``), decided once per type.
-DEFAULT, CALL, STATE, ENUM, SUBCLASS, EXC = range(6)
+DEFAULT, CALL, STATE, ENUM, SUBCLASS, EXC, GUARDED = range(7)
+
+# "repr": a library type's own ``__repr__`` runs under guards (GUARDED); "attrs": every type whose
+# ``__repr__`` is the program's is rendered from its state (STATE), as for the entry script's
+# classes in "repr" mode. Set once per run (``set_values_mode``).
+_mode = ["repr"]
+
+
+def set_values_mode(mode):
+    """How values of types with a ``__repr__`` of the program's are shown: "repr" or "attrs"."""
+    if mode not in ("repr", "attrs"):
+        raise ValueError("values mode must be repr or attrs, not %r" % (mode,))
+    if _mode[0] != mode:
+        _mode[0] = mode
+        _policies.clear()
 
 
 def _mro(t):
@@ -132,7 +132,9 @@ def _policy(t):
     """How instances of `t` are rendered (cached): DEFAULT (``object.__repr__``), CALL (its
     ``__repr__`` is C code or the standard library's, for a standard-library type), ENUM,
     SUBCLASS (a subclass of a builtin container: walked), EXC (an exception whose repr is
-    BaseException's), or STATE (rendered from its state, nothing of it called)."""
+    BaseException's), GUARDED (a library's own ``__repr__``, run under guards: ``Guard``) or
+    STATE (rendered from its state, nothing of it called: the entry script's classes, and every
+    class in "attrs" mode)."""
     try:
         return _policies[t]
     except KeyError:
@@ -157,9 +159,12 @@ def _decide(t):
         return ENUM
     if isinstance(r, types.FunctionType):
         co = r.__code__
-        if _in_stdlib(co.co_filename) and _stdlib_module(_lookup(t, "__module__")):
+        mod = _lookup(t, "__module__")
+        if _in_stdlib(co.co_filename) and _stdlib_module(mod):
             return CALL
-        return STATE
+        if _mode[0] == "attrs" or mod == "__main__" or type(mod) is not str:
+            return STATE
+        return GUARDED
     if issubclass(t, BaseException):
         return EXC  # BaseException.__repr__ calls repr() on the args: walked instead
     return CALL  # a repr written in C (builtins, extension types)
@@ -247,56 +252,7 @@ def state_head(v, t, limit=None):
     return out, total
 
 
-_BYTES = frozenset((bytearray, _array))
-_SHAPES = {"L": "seq", "D": "map", "O": "obj", "B": "bytes"}
-
-
-def _shape(fp):
-    """How a fingerprint's changes are found: "seq" (list, tuple, deque), "map" (dict), "obj"
-    (attributes), "bytes" (bytearray, array), or None (as a whole: scalars, sets, reprs)."""
-    if type(fp) is not tuple or not fp:
-        return None
-    tag = fp[0]
-    if tag == "F":
-        return "map" if type(fp[3]) is dict else "seq"
-    return _SHAPES.get(tag)
 array_tobytes = _array.tobytes
-
-
-def _seq_items(fp):
-    """The items of a sequence fingerprint (a flat list's are the old items themselves)."""
-    if fp[0] == "F":
-        if type(fp[3]) is dict:
-            raise TypeError("a dict")
-        return tuple(fp[3])
-    return fp[3]
-
-
-def _map_items(fp):
-    """(keys, values) of a dict fingerprint."""
-    if fp[0] == "F":
-        if type(fp[3]) is not dict:
-            raise TypeError("not a dict")
-        return tuple(fp[3].keys()), tuple(fp[3].values())
-    return fp[3], fp[4]
-
-
-def _live_items(v):
-    """The items of a live list, tuple, deque or set (or subclass), read through the base type."""
-    t = type(v)
-    base = t if t in _CONTAINERS else next(b for b in _CONTAINERS if issubclass(t, b))
-    return tuple(base.__iter__(v))
-
-
-def _decode(fp):
-    """The items of a bytes-like fingerprint: ints of a bytearray, values of an array."""
-    if fp[1] is bytearray:
-        return fp[4]
-    return _array(fp[3], fp[4]).tolist()
-
-
-def _rebuild_array(fp):
-    return _array(fp[3], fp[4])
 
 
 def _bounded_int_repr(v):
@@ -326,6 +282,16 @@ def _default_repr(t, limit):
     return _cut(text, limit)
 
 
+def _clean(r, t, room):
+    """A repr as the probe shows it: memory addresses masked (they change from run to run), a
+    thread's ident dropped, cut to `room` characters."""
+    if " at 0x" in r:
+        r = _ADDR.sub(" at 0x\u2026", r[: room * 4 + 64])
+    if issubclass(t, threading.Thread):
+        r = _THREAD_IDENT.sub(r"\1", r)  # the ident changes from run to run
+    return _cut(r, room)
+
+
 def _cut(text, room):
     return text if len(text) <= room else text[:room] + "..."
 
@@ -337,11 +303,10 @@ def _failed(exc):
 class Values:
     """Rendering and fingerprinting with the run's limits (see the module docstring)."""
 
-    def __init__(self, repr_limit=200, repr_time_ms=20, fp_budget=FP_BUDGET):
+    def __init__(self, repr_limit=200, repr_time_ms=20):
         self.limit = max(int(repr_limit), 8)
         self.time_budget = max(float(repr_time_ms), 0.1) / 1000.0
-        self.fp_budget = fp_budget
-        self.args_budget = min(fp_budget, ARGS_FP_BUDGET)
+        self.args_budget = ARGS_FP_BUDGET
         self.big = 10 ** min(self.limit - 1, 4000)  # ints within ±big have exact reprs within the limit
         self._defaults = {}  # type -> its instances' repr when it is object's (no state), else None
         self._summary_fps = {}  # args_summary: fingerprint per combination of scalars and types
@@ -427,6 +392,11 @@ class Values:
             return self._call_repr(v, t, room)
         if p == CALL:
             return self._call_repr(v, t, room)
+        if p == GUARDED:
+            text = GUARD.call(v, t, _lookup(t, "__repr__"), _dict_of, _slots_of)
+            if text is not None:
+                return _clean(text, t, room)
+            return self._fields(_qualname(t), state_of(v, t, room + 2), room, seen, deadline)
         if p == SUBCLASS:
             return self._subclass(v, t, room, seen, deadline)
         if p == ENUM:
@@ -443,17 +413,14 @@ class Values:
             return _failed(exc)
         if type(r) is not str:
             return "<repr failed: TypeError>"
-        if " at 0x" in r:
-            r = _ADDR.sub(" at 0x\u2026", r[: room * 4 + 64])
-        if issubclass(t, threading.Thread):
-            r = _THREAD_IDENT.sub(r"\1", r)  # the ident changes from run to run
-        return _cut(r, room)
+        return _clean(r, t, room)
 
     def render_repr(self, v):
-        """The bounded ``repr(v)`` as Python prints it, calling the program's own __repr__:
-        for exec's answer, which the agent asked to run code for."""
+        """The bounded ``repr(v)`` as Python prints it, calling the program's own __repr__ (of
+        the value and of whatever it holds): for exec's answer, which the agent asked to run
+        code for."""
         t = type(v)
-        if t in _CONTAINERS or t in SCALARS or t is bytearray:
+        if t in SCALARS or t is bytearray:
             return self.render(v)
         return self._call_repr(v, t, self.limit)
 
@@ -573,284 +540,6 @@ class Values:
         except Exception as exc:
             return _failed(exc)
 
-    # -- fingerprints (change detection within a run) -------------------------------------------
-
-    def fingerprint(self, v, old=None):
-        """A comparable summary of `v`'s content (see the module docstring). `old`, the
-        fingerprint the same value had before, lets an unchanged flat list or dict be
-        confirmed by one comparison in C: it is then returned as it is."""
-        t = type(v)
-        if t in SCALARS:
-            return v
-        try:
-            if old is not None and type(old) is tuple and old[0] == "F" and old[1] is t:
-                if t is list:
-                    if list.__len__(v) == old[2] and list.__eq__(v, old[3]) is True:
-                        return old
-                elif dict.__len__(v) == old[2] and dict.__eq__(v, old[3]) is True \
-                        and tuple(dict.keys(v)) == tuple(dict.keys(old[3])):
-                    return old
-            return self._fp(v, [self.fp_budget], set(), 0)
-        except Exception:
-            return ("?", id(v))
-
-    def _fp(self, v, left, seen, depth):
-        t = type(v)
-        if t in SCALARS:
-            return v
-        if t in _OPAQUE or issubclass(t, type):
-            return ("id", id(v))
-        left[0] -= 1
-        i = id(v)
-        if i in seen:
-            return ("cycle",)
-        base = t if t in _CONTAINERS else None
-        if base is None and _policy(t) == SUBCLASS:
-            base = next(b for b in _CONTAINERS if issubclass(t, b))
-        if base is not None:
-            n = base.__len__(v)
-            if n > FLAT_MAX:
-                return ("T", t, n)
-            if base is dict:
-                if t is dict:
-                    keys = tuple(dict.keys(v))
-                    vals = tuple(dict.values(v))
-                    if set(map(type, keys)) <= SCALARS and set(map(type, vals)) <= SCALARS:
-                        return ("F", t, n, dict.copy(v))  # flat: exact at any size, compared in C
-                else:
-                    keys, vals = tuple(dict.keys(v)), tuple(dict.values(v))
-            else:
-                items = tuple(base.__iter__(v))
-                if set(map(type, items)) <= SCALARS:
-                    if t is list:
-                        return ("F", t, n, list(items))  # flat: exact at any size, compared in C
-                    if base is set or base is frozenset:
-                        return ("S", t, n, frozenset(items))
-                    return ("L", t, n, items)
-            if left[0] <= 0 or depth >= FP_DEPTH:
-                return ("T", t, n)
-            seen.add(i)
-            try:
-                fp = self._fp
-                if base is dict:
-                    ks = []
-                    vs = []
-                    for k, x in zip(keys, vals):
-                        if left[0] <= 0:
-                            return ("T", t, n)
-                        ks.append(k if type(k) in SCALARS else fp(k, left, seen, depth + 1))
-                        vs.append(x if type(x) in SCALARS else fp(x, left, seen, depth + 1))
-                    return ("D", t, n, tuple(ks), tuple(vs))
-                out = []
-                for x in items:
-                    if left[0] <= 0:
-                        return ("T", t, n)
-                    out.append(x if type(x) in SCALARS else fp(x, left, seen, depth + 1))
-                if base is set or base is frozenset:
-                    return ("S", t, n, frozenset(out))
-                return ("L", t, n, tuple(out))
-            finally:
-                seen.discard(i)
-        if t in _BYTES:
-            data = bytes(v) if t is bytearray else array_tobytes(v)
-            return ("B", t, len(data), getattr(v, "typecode", None), data)
-        np = sys.modules.get("numpy")
-        if np is not None and issubclass(t, np.ndarray):
-            return ("N", t, v.shape, str(v.dtype), v.tobytes())
-        st = state_of(v, t)
-        if not st and _dict_of(v, t) is None and not _slots_of(t):  # no attributes at all
-            if _policy(t) == CALL:  # a C object without attributes (itertools.count): its repr
-                return ("R", t, self._call_repr(v, t, self.limit * 4))
-            return ("id", i)
-        if left[0] <= 0 or depth >= FP_DEPTH:
-            return ("T", t, len(st))
-        seen.add(i)
-        try:
-            names = []
-            vs = []
-            for a, x in st:
-                names.append(a)
-                vs.append(x if type(x) in SCALARS else self._fp(x, left, seen, depth + 1))
-            return ("O", t, tuple(names), tuple(vs))
-        finally:
-            seen.discard(i)
-
-    # -- paths of changes (what a statement changed inside a value) ------------------------------
-
-    def paths(self, old, new, v):
-        """What changed from fingerprint `old` to fingerprint `new` of value `v`, as
-        ``[(path, old_text, new_text, kind)]``: `path` is ``.attr``, ``[3]`` or ``['k']``
-        steps from the value ("" for the value itself); kind ``"mod"``, ``"new"`` (old_text
-        None), ``"del"`` (new_text None) or ``"app"`` (items appended to a list, bytearray or
-        array: new_text lists them, old_text None). At most ``MAX_PATHS`` paths per container;
-        past that the container itself is the change."""
-        out = []
-        try:
-            self._paths("", old, new, v, out, 0)
-        except Exception:
-            return [("", self.fp_text(old), self.render(v), "mod")]
-        return [(p if len(p) <= PATH_ROOM else p[:PATH_ROOM // 2] + "…" + p[-PATH_ROOM // 2:], o, n, k)
-                for p, o, n, k in out]
-
-    def _paths(self, path, a, b, v, out, depth):
-        if a == b:
-            return
-        sa, sb = _shape(a), _shape(b)
-        if depth < FP_DEPTH and sa is not None and sa == sb and a[1] is b[1]:
-            if sa == "seq":
-                if self._seq_paths(path, a, b, v, out, depth):
-                    return
-            elif sa == "map":
-                if self._map_paths(path, a, b, v, out, depth):
-                    return
-            elif sa == "obj":
-                if self._obj_paths(path, a, b, v, out, depth):
-                    return
-            elif a[3] == b[3]:  # bytes-like of the same item type
-                if self._bytes_paths(path, a, b, v, out):
-                    return
-        out.append((path, self.fp_text(a), self.render(v), "mod"))
-
-    def _seq_paths(self, path, a, b, v, out, depth):
-        ia, ib = _seq_items(a), _seq_items(b)
-        na, nb = len(ia), len(ib)
-        if nb > na and ib[:na] == ia:
-            out.append((path, None, self._items_text(_live_items(v)[na:]), "app"))
-            return True
-        if na != nb:
-            return False
-        diffs = list(islice(compress(range(na), map(ne, ia, ib)), MAX_PATHS + 1))
-        if len(diffs) > MAX_PATHS:
-            return False
-        live = _live_items(v)
-        for k in diffs:
-            self._paths("%s[%d]" % (path, k), ia[k], ib[k], live[k], out, depth + 1)
-        return True
-
-    def _map_paths(self, path, a, b, v, out, depth):
-        ka, va = _map_items(a)
-        kb, vb = _map_items(b)
-        old = dict(zip(ka, va))
-        new = set(kb)
-        live = list(dict.items(v))
-        found = []
-        for k, x, (lk, lx) in zip(kb, vb, live):
-            if k not in old:
-                found.append(("new", k, None, x, lx))
-            elif old[k] != x:
-                found.append(("mod", k, old[k], x, lx))
-            if len(found) > MAX_PATHS:
-                return False
-        for k in ka:
-            if k not in new:
-                found.append(("del", k, old[k], None, None))
-                if len(found) > MAX_PATHS:
-                    return False
-        if not found:
-            return False  # only the order of the keys changed
-        for kind, k, ox, nx, lx in found:
-            p = "%s[%s]" % (path, self._key_text(k))
-            if kind == "mod":
-                self._paths(p, ox, nx, lx, out, depth + 1)
-            elif kind == "new":
-                out.append((p, None, self.render(lx), "new"))
-            else:
-                out.append((p, self.fp_text(ox), None, "del"))
-        return True
-
-    def _obj_paths(self, path, a, b, v, out, depth):
-        old = dict(zip(a[2], a[3]))
-        live = dict(state_of(v, type(v)))
-        found = 0
-        for name, x in zip(b[2], b[3]):
-            p = path + "." + name
-            if name not in old:
-                out.append((p, None, self.render(live.get(name)), "new"))
-                found += 1
-            elif old[name] != x:
-                self._paths(p, old[name], x, live.get(name), out, depth + 1)
-                found += 1
-        new = set(b[2])
-        for name in a[2]:
-            if name not in new:
-                out.append((path + "." + name, self.fp_text(old[name]), None, "del"))
-                found += 1
-        return found > 0
-
-    def _bytes_paths(self, path, a, b, v, out):
-        da, db = a[4], b[4]
-        na, nb = a[2], b[2]
-        items_a = _decode(a)
-        items_b = _decode(b)
-        if nb > na and db[:na] == da:
-            out.append((path, None, self._items_text(items_b[len(items_a):]), "app"))
-            return True
-        if na != nb:
-            return False
-        diffs = list(islice(compress(range(len(items_a)), map(ne, items_a, items_b)), MAX_PATHS + 1))
-        if len(diffs) > MAX_PATHS or not diffs:
-            return False
-        for k in diffs:
-            out.append(("%s[%d]" % (path, k), self.render(items_a[k]), self.render(items_b[k]), "mod"))
-        return True
-
-    def _items_text(self, items):
-        """Appended items as a change shows them: ``16`` or ``16, 17`` (bounded)."""
-        room = self.limit
-        parts = []
-        for k, x in enumerate(items):
-            if k == MAX_PATHS or room <= 0:
-                parts.append("… (%d items)" % len(items))
-                break
-            text = self.render(x)
-            parts.append(text)
-            room -= len(text) + 2
-        return ", ".join(parts)
-
-    def _key_text(self, k):
-        return self.render(k) if type(k) in SCALARS else self.fp_text(k)
-
-    def fp_text(self, fp, room=None):
-        """The text of a value as its fingerprint keeps it (an old value that is gone): the
-        value's own repr when the fingerprint holds it whole, else a bounded approximation."""
-        if room is None:
-            room = self.limit
-        t = type(fp)
-        if t is not tuple or not fp:
-            return self.render(fp)
-        tag = fp[0]
-        try:
-            if tag == "F" or tag == "R":
-                return self.render(fp[3]) if tag == "F" else _cut(fp[2], room)
-            if tag == "B":
-                return self.render(bytearray(fp[4]) if fp[1] is bytearray else _rebuild_array(fp))
-            if tag in ("L", "S"):
-                items = fp[3]
-                body = self._texts([self.fp_text(x, room) for x in items], room)
-                name = _qualname(fp[1])
-                if fp[1] is list:
-                    return "[%s]" % body
-                if fp[1] is tuple:
-                    return "(%s,)" % body if len(items) == 1 else "(%s)" % body
-                return "%s(%s)" % (name, "{%s}" % body if tag == "S" else "[%s]" % body)
-            if tag == "D":
-                body = self._texts(["%s: %s" % (self.fp_text(k, room), self.fp_text(x, room))
-                                    for k, x in zip(fp[3], fp[4])], room)
-                return "{%s}" % body if fp[1] is dict else "%s({%s})" % (_qualname(fp[1]), body)
-            if tag == "O":
-                return "%s(%s)" % (_qualname(fp[1]), self._texts(
-                    ["%s=%s" % (n, self.fp_text(x, room)) for n, x in zip(fp[2], fp[3])], room))
-            if tag == "T":
-                return "<%s of %d>" % (_qualname(fp[1]), fp[2])
-        except Exception:
-            pass
-        return "…"
-
-    def _texts(self, parts, room):
-        text = ", ".join(parts)
-        return text if len(text) <= room else text[:room] + "..."
-
-
     # -- call arguments --------------------------------------------------------------------------
 
     def args(self, values):
@@ -955,7 +644,7 @@ class Values:
                     continue
                 else:
                     p = _policy(t)
-                    if p == DEFAULT or p == STATE:
+                    if p == DEFAULT or p == STATE or p == GUARDED:
                         st, n = state_head(v, t, budget)
                         add(("<", _type_name(t), tuple([(a, _tok(x) if type(x) in _CANON_SELF else _shallow(x))
                                                         for a, x in st[:budget]]), n))

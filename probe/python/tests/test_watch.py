@@ -162,7 +162,10 @@ class WatchTest(unittest.TestCase):
                                                               26, ["Store(items={3: 3})", 4, 6], 2])
         self.assertEqual(rec.steps("watch_app:handle#1"), [
             (25, "cost = price(req)", [("cost", None, "6", "new")], ["watch_app:price#1"], [], {}),
-            (26, "size = STORE.put(req, cost)", [("size", None, "2", "new")], ["watch_app:Store.put#1"], [], {}),
+            # the module-level STORE it names changed too (an item added by the call)
+            (26, "size = STORE.put(req, cost)", [("size", None, "2", "new"),
+                                                 ("global STORE", None, "6", "new", ".items[4]")],
+             ["watch_app:Store.put#1"], [], {}),
             (27, "return cost + size", [], [], [], {}),
         ])
         self.assertEqual(rec.flts[0]["args"], [4])
