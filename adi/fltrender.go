@@ -308,18 +308,7 @@ func (d detail) stepEvents(s StepView) []string {
 		out = append(out, "▶ resumed")
 	}
 	for _, c := range s.Changes {
-		switch c.Kind {
-		case New:
-			out = append(out, "+ "+c.Name+c.Path+" = "+d.val(c.New))
-		case Deleted:
-			out = append(out, "- "+c.Target())
-		case Appended:
-			out = append(out, "~ "+c.Name+c.Path+": appended "+d.val(c.New))
-		case Same:
-			out = append(out, "~ "+c.Name+c.Path+" = "+d.val(c.New)+" (a new object, equal to the old)")
-		default:
-			out = append(out, "~ "+c.Name+c.Path+" = "+d.val(c.New)+" (was "+d.val(c.Old)+")")
-		}
+		out = append(out, d.changeText(c))
 	}
 	for _, c := range s.Calls {
 		out = append(out, "→ "+d.callText(c))
@@ -331,6 +320,29 @@ func (d detail) stepEvents(s StepView) []string {
 		out = append(out, "⏸ yield "+d.val(*s.Yield))
 	}
 	return out
+}
+
+// changeText renders one change: "+ x = 1", "- x", "~ xs: appended 3", "~ p.n = 2 (was 1)"; a
+// module-level object the function changed ("global NAME" in the recording) is written by its
+// name with "  (global)" after it. Where old and new would be cut, both are cut around the
+// first place they differ, so that they never read the same.
+func (d detail) changeText(c Change) string {
+	name, mark := c.Name, ""
+	if g, ok := strings.CutPrefix(name, GlobalPrefix); ok {
+		name, mark = g, "  (global)"
+	}
+	switch c.Kind {
+	case New:
+		return "+ " + name + c.Path + " = " + d.val(c.New) + mark
+	case Deleted:
+		return "- " + name + c.Path + mark
+	case Appended:
+		return "~ " + name + c.Path + ": appended " + d.val(c.New) + mark
+	case Same:
+		return "~ " + name + c.Path + " = " + d.val(c.New) + " (a new object, equal to the old)" + mark
+	}
+	old, nw := d.pair(c.Old, c.New)
+	return "~ " + name + c.Path + " = " + nw + " (was " + old + ")" + mark
 }
 
 // callText renders a call: "t:g#3 → 42", or only the fid when returns are dropped.

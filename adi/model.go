@@ -385,6 +385,10 @@ type Change struct {
 	Kind ChangeKind `json:"kind"`
 }
 
+// GlobalPrefix starts the Name of a change to a module-level object: a global the function
+// declares with a `global` statement, or a module-level object its code names ("global STOCK").
+const GlobalPrefix = "global "
+
 // Target is what changed: the variable's name followed by the path inside its value.
 func (c Change) Target() string { return c.Name + c.Path }
 

@@ -196,6 +196,44 @@ func short(v string, limit int) string {
 // val renders a value for text output at detail d.
 func (d detail) val(v string) string { return short(flat(v), d.valueLimit) }
 
+// pair renders an old and a new value for text output at detail d: when either is cut and what
+// is kept of them would read the same, both keep a window around their first difference
+// ("…x', _mhash=5…" against "…y', _mhash=5…").
+func (d detail) pair(old, nw string) (string, string) {
+	o, n := flat(old), flat(nw)
+	so, sn := short(o, d.valueLimit), short(n, d.valueLimit)
+	if so != sn || o == n {
+		return so, sn
+	}
+	ro, rn := []rune(o), []rune(n)
+	i := 0
+	for i < len(ro) && i < len(rn) && ro[i] == rn[i] {
+		i++
+	}
+	return window(ro, i, d.valueLimit), window(rn, i, d.valueLimit)
+}
+
+// window cuts r to about limit characters around index at: a quarter of them before it, "…"
+// on each side that was cut.
+func window(r []rune, at, limit int) string {
+	if len(r) <= limit {
+		return string(r)
+	}
+	start := max(at-limit/4, 0)
+	end := min(start+limit-2, len(r))
+	if end == len(r) {
+		start = max(end-(limit-2), 0)
+	}
+	out := string(r[start:end])
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(r) {
+		out += "…"
+	}
+	return out
+}
+
 // argsText renders arguments as "x = 1, y = 2" ("(none)" when there are none).
 func (d detail) argsText(args []Arg) string {
 	if len(args) == 0 {
