@@ -354,8 +354,11 @@ class Tracker:
             return []  # an immutable value holding the same objects: no change
         new = self._value(v)
         old = self._text(o)
-        if old == new and t not in SCALARS:
-            return [[name, None, new, "same"]]
+        if _as_text(old) == _as_text(new):
+            if type(o) is t:
+                return [[name, None, new, "same"]]
+            # equal texts of two types (a numpy int64 rebound to an int): the types tell them apart
+            old, new = "%s (%s)" % (_as_text(old), _type_text(type(o))), "%s (%s)" % (_as_text(new), _type_text(t))
         return [[name, old, new, "mod"]]
 
     def _value(self, v):
@@ -611,6 +614,16 @@ def _key_id(k):
     if t in SCALARS or ((t is tuple or t is frozenset) and _frozen_plain(k)):
         return (t, k)
     return id(k)
+
+
+def _as_text(x):
+    """A value field as text (ints, bools and None are written as themselves)."""
+    return x if type(x) is str else repr(x)
+
+
+def _type_text(t):
+    name = _v._type_name(t)
+    return name[9:] if name.startswith("builtins.") else name
 
 
 def _short(p):

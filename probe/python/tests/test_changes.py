@@ -137,3 +137,20 @@ class ModuleState(unittest.TestCase):
             (16, "CFG.level += 1", [("global CFG", "2", "3", "mod", ".level")]),
             (17, "return STOCK[sku]", []),
         ])
+
+
+class ReadsTheSame(unittest.TestCase):
+    def test_equal_texts_of_two_types_name_them(self):
+        from fractions import Fraction
+        t = tracker(n=Fraction(8))
+        self.assertEqual(t.changes({"n": 8}), [["n", "Fraction(8, 1)", 8, "mod"]])
+        t = tracker(n=8.0)
+        self.assertEqual(t.changes({"n": True}), [["n", "8.0", True, "mod"]])
+        t = tracker(s="a")
+        self.assertEqual(t.changes({"s": b"a"}), [["s", "'a'", "b'a'", "mod"]])
+
+    def test_a_rebinding_that_reads_the_same(self):
+        class Int(int):
+            pass
+        t = tracker(i=8)
+        self.assertEqual(t.changes({"i": Int(8)}), [["i", "8 (int)", "8 (tests.test_changes.ReadsTheSame.test_a_rebinding_that_reads_the_same.<locals>.Int)", "mod"]])
