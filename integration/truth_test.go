@@ -35,9 +35,9 @@ func TestEngineTruth(t *testing.T) {
 			"  22 | try:\n  23 | yield 1\n     |   ⏸ yield 1\n\n" +
 			"Closed (GeneratorExit) at line 23  (a generator; it suspended 1 time(s))\n"},
 		{"flt bump#1", "Frame: truth:bump#1   (caller truth:main#1, line 72)\nArgs: k = 2\n\n" +
-			"  48 | COUNTER += k\n     |   ~ global COUNTER = 5 (was 3)\n" +
-			"  49 | FRESH = k\n     |   + global FRESH = 2\n" +
-			"  50 | del FRESH\n     |   - global FRESH\n" +
+			"  48 | COUNTER += k\n     |   ~ COUNTER = 5 (was 3)  (global)\n" +
+			"  49 | FRESH = k\n     |   + FRESH = 2  (global)\n" +
+			"  50 | del FRESH\n     |   - FRESH  (global)\n" +
 			"  51 | return COUNTER\n\nReturn: 5\n"},
 	} {
 		assert.Equal(t, c.want, do(t, s, c.line).Text, c.line)
