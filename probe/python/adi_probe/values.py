@@ -630,12 +630,17 @@ class Values:
                 if t is list or t is tuple:
                     if len(v) <= budget and set(map(type, v)) <= _CANON_SELF:
                         add(("[", _type_name(t), tuple(map(_tok, v))))
-                        continue
+                    else:  # items by type and size: an object's repr may hold an address
+                        add(("[", _type_name(t), tuple(map(_item_tok, v[:budget])), len(v)))
+                    continue
                 elif t is dict:
                     if (len(v) <= budget and set(map(type, v.values())) <= _CANON_SELF
                             and set(map(type, v)) <= _CANON_SELF):
                         add(("{", tuple([(_tok(a), _tok(x)) for a, x in v.items()])))
-                        continue
+                    else:  # ({id(obj): ...}, a deepcopy memo): keys and values by type and size
+                        add(("{", tuple([(_item_tok(a), _item_tok(x)) for a, x in islice(v.items(), budget)]),
+                             len(v)))
+                    continue
                 elif t is set or t is frozenset:
                     if len(v) <= budget and set(map(type, v)) <= _CANON_SELF:
                         add(("{s", _type_name(t), tuple(sorted(map(_tok, v), key=repr))))
@@ -780,6 +785,12 @@ def _tok(x):
     if type(x) is int and _addrlike(x):
         return _ADDRESS
     return x
+
+
+def _item_tok(x):
+    """An item of a container argument that is not all scalars: a scalar as ``_tok``, anything
+    else as ``_shallow``."""
+    return _tok(x) if type(x) in _CANON_SELF else _shallow(x)
 
 
 def _shallow(x):

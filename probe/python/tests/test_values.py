@@ -87,6 +87,13 @@ class ArgsFingerprint(unittest.TestCase):
         v = Values()
         self.assertEqual(v.args([1, "a", None]), (["1", "'a'", "None"], "=1, 'a', None"))
 
+    def test_addresses_inside_containers_do_not_count(self):
+        """A deepcopy memo ({id(obj): ...}) differs from run to run only by the addresses."""
+        v = Values()
+        self.assertEqual(v.args([{140626988203904: {}}])[1], v.args([{140073972786368: {}}])[1])
+        self.assertEqual(v.args([[Plain(), 140626988203904]])[1], v.args([[Plain(), 140073972786368]])[1])
+        self.assertNotEqual(v.args([{1: {}}])[1], v.args([{1: {}, 2: {}}])[1])
+
     def test_others_are_stable_crcs(self):
         v = Values()
         reprs, fp = v.args([[1, 2], Plain()])
