@@ -119,7 +119,7 @@ func TestRealBugsMarkdown(t *testing.T) {
 	r.realBugs(&b, &bars)
 	want := "### Real bugs: 2 reverted upstream fixes, each investigated with a fixed command sequence, adi against the reference tool\n\n" +
 		realBugsIntro +
-		"| bug | function | adi: commands | adi: characters | adi: seconds | adi: decisive line | reference: commands | reference: characters | reference: seconds | reference: decisive line | characters ÷ reference's (≤ 0.5x; stretch 0.3x) | commands ≤ reference's |\n" +
+		"| bug | the bug's function | adi: commands | adi: characters | adi: seconds | adi: decisive line | reference: commands | reference: characters | reference: seconds | reference: decisive line | characters ÷ reference's (≤ 0.5x; stretch 0.3x) | commands ≤ reference's |\n" +
 		"|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---|\n" +
 		realBugRow(r.RealBugs[0]) + realBugRow(r.RealBugs[1]) +
 		"\nCharacters per answer, in the order typed:\n\n" +

@@ -33,12 +33,16 @@ func (r *Report) realBugs(b *strings.Builder, bars *[]bar) {
 	for _, row := range rows {
 		withRef = withRef || row.Ref != nil
 	}
-	fmt.Fprintf(b, "### Real bugs: %d reverted upstream fixes, each investigated with a fixed command sequence, adi against the reference tool\n\n", len(rows))
+	fixes := "fixes"
+	if len(rows) == 1 {
+		fixes = "fix"
+	}
+	fmt.Fprintf(b, "### Real bugs: %d reverted upstream %s, each investigated with a fixed command sequence, adi against the reference tool\n\n", len(rows), fixes)
 	b.WriteString(realBugsIntro)
 	if !withRef {
 		b.WriteString(ReferenceSkipped + "\n\n")
 	}
-	b.WriteString("| bug | function | adi: commands | adi: characters | adi: seconds | adi: decisive line | reference: commands | reference: characters | reference: seconds | reference: decisive line | characters ÷ reference's (≤ 0.5x; stretch 0.3x) | commands ≤ reference's |\n")
+	b.WriteString("| bug | the bug's function | adi: commands | adi: characters | adi: seconds | adi: decisive line | reference: commands | reference: characters | reference: seconds | reference: decisive line | characters ÷ reference's (≤ 0.5x; stretch 0.3x) | commands ≤ reference's |\n")
 	b.WriteString("|---|---|---:|---:|---:|---|---:|---:|---:|---|---:|---|\n")
 	for _, row := range rows {
 		b.WriteString(realBugRow(row))
