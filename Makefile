@@ -49,6 +49,8 @@ fuzz-short:
 
 test: deps test-deps lint test-go test-probe fuzz-short
 
+# Its real-bugs table runs the reference tool beside adi when ADI_REFERENCE names the ADI
+# artifact's src/ directory (docs/benchmarks.md); without it those columns are skipped.
 bench: deps build
 	@scripts/deps.sh bench
 	@scripts/bench.sh

@@ -5,7 +5,9 @@
 // ADI paper's artifact works; bench/python/peer_standin.py re-implements that method), tokens per
 // FLT, the DAP round trip with and without adi's TCP_NODELAY fix, and the cost of watching in
 // live mode (live.go: a small web shop's requests per second with and without a watch, and the
-// idle watch recorder's cost on fib(22)). cmd/adi-bench prints them
+// idle watch recorder's cost on fib(22)), and the real bugs (realbugs.go: six reverted upstream
+// fixes, each investigated by a fixed command sequence with adi's CLI and, beside it, the ADI
+// artifact's own CLI when ADI_REFERENCE names it). cmd/adi-bench prints them
 // as markdown tables (make bench); integration/bench_test.go exposes the DAP measurements as Go
 // benchmarks.
 //

@@ -102,10 +102,14 @@ func (e *Env) pyOutput(ctx context.Context, dir string, args ...string) (string,
 	return strings.TrimSpace(string(out)), nil
 }
 
-// workloadEnv is the environment every run of a workload gets, whatever runs it: no bytecode
-// written (pytest would otherwise write into the system's site packages), the same hash seed.
+// workloadVars are what every run of a workload adds to the environment, whatever runs it: no
+// bytecode written (pytest would otherwise write into the system's site packages), the same hash
+// seed.
+var workloadVars = []string{"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"}
+
+// workloadEnv is the environment every run of a workload gets: this one, workloadVars and extra.
 func workloadEnv(extra []string) []string {
-	env := append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0")
+	env := append(os.Environ(), workloadVars...)
 	return append(env, extra...)
 }
 

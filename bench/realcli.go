@@ -22,16 +22,23 @@ type cli struct {
 	exe   string // the adi binary
 	state string // ADI_STATE_DIR
 	dir   string // the workload's directory
+	// merged captures standard output and error through one pipe, as a terminal shows
+	// `adi ... 2>&1`, into the result's Output (its Stdout and Stderr stay empty).
+	merged bool
+	// env adds KEY=VALUE pairs to adi's environment (and so to its target's).
+	env []string
 }
 
-// cliResult is one adi command: its wall time as a whole process, exit status and output, and
+// cliResult is one command: its wall time as a whole process, exit status and output, and
 // whether it ran the target (a new run directory appeared in the session).
 type cliResult struct {
 	Args           []string
 	Time           time.Duration
 	Code           int
 	Stdout, Stderr string
-	Reran          bool
+	// Output is both streams in the order they were written (2>&1), when captured merged.
+	Output string
+	Reran  bool
 }
 
 // Answered reports whether the command answered: exit status 0, or 1 with an answer on stdout
@@ -77,19 +84,40 @@ func (c *cli) run(ctx context.Context, session string, args ...string) (cliResul
 	cmd := exec.CommandContext(ctx, c.exe, args...)
 	cmd.Dir = c.dir
 	cmd.Env = c.environ()
+	res, err := runProcess(cmd, args, c.merged)
+	if err != nil {
+		return res, fmt.Errorf("adi %s: %w", strings.Join(args, " "), err)
+	}
+	res.Reran = session != "" && c.runs(session) > before
+	return res, nil
+}
+
+// runProcess runs cmd (args are its arguments, for the result) and times it as a whole process.
+// merged captures standard output and error through one pipe, in the order they were written,
+// into Output; otherwise each into its own field. An error means it could not be started; a
+// command that failed is a result with its exit status.
+func runProcess(cmd *exec.Cmd, args []string, merged bool) (cliResult, error) {
 	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	if merged {
+		cmd.Stdout, cmd.Stderr = &out, &out // the same writer: one pipe, as 2>&1
+	} else {
+		cmd.Stdout, cmd.Stderr = &out, &errb
+	}
 	start := time.Now()
 	err := cmd.Run()
-	res := cliResult{Args: args, Time: time.Since(start), Stdout: out.String(), Stderr: errb.String()}
+	res := cliResult{Args: args, Time: time.Since(start)}
+	if merged {
+		res.Output = out.String()
+	} else {
+		res.Stdout, res.Stderr = out.String(), errb.String()
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
 		res.Code = exit.ExitCode()
 	case err != nil:
-		return res, fmt.Errorf("adi %s: %w", strings.Join(args, " "), err)
+		return res, err
 	}
-	res.Reran = session != "" && c.runs(session) > before
 	return res, nil
 }
 
@@ -105,6 +133,7 @@ func (c *cli) environ() []string {
 		}
 		env = append(env, kv)
 	}
+	env = append(env, c.env...)
 	return append(env, "ADI_STATE_DIR="+c.state, "ADI_PYTHON="+DebianPython)
 }
 

@@ -82,19 +82,9 @@ func (r RealRepo) script() ([]byte, error) {
 // workload: `python3 repro.py` in that directory, with exec stopping at the function's first
 // statement.
 func (e *Env) RealRepoWorkload(ctx context.Context, r RealRepo) (*Workload, error) {
-	src, err := e.packageDir(ctx, r)
-	if err != nil {
-		return nil, err
-	}
 	dir := filepath.Join(e.Work, "realrepos", r.Package)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := e.copyPackage(ctx, r.Package, r.Debian, dir); err != nil {
 		return nil, err
-	}
-	if _, err := os.Stat(filepath.Join(dir, r.Package)); os.IsNotExist(err) {
-		// cp -a keeps the modification times, so the copied __pycache__ stays valid.
-		if out, err := exec.CommandContext(ctx, "cp", "-a", src, dir+"/").CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("copy %s into %s: %w: %s", src, dir, err, out)
-		}
 	}
 	if r.Test == "" {
 		b, err := r.script()
@@ -119,14 +109,34 @@ func (e *Env) RealRepoWorkload(ctx context.Context, r RealRepo) (*Workload, erro
 		File: file, Line: line, Stmt: r.Stmt}, nil
 }
 
-// packageDir returns where the Debian python imports r's package from, without importing it.
-func (e *Env) packageDir(ctx context.Context, r RealRepo) (string, error) {
+// copyPackage copies the importable package pkg (installed by the Debian package debian) from
+// the Debian python's dist-packages into dir, unless dir already holds it, so that all of it is
+// user code there.
+func (e *Env) copyPackage(ctx context.Context, pkg, debian, dir string) error {
+	src, err := e.packageDir(ctx, pkg, debian)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, pkg)); os.IsNotExist(err) {
+		// cp -a keeps the modification times, so the copied __pycache__ stays valid.
+		if out, err := exec.CommandContext(ctx, "cp", "-a", src, dir+"/").CombinedOutput(); err != nil {
+			return fmt.Errorf("copy %s into %s: %w: %s", src, dir, err, out)
+		}
+	}
+	return nil
+}
+
+// packageDir returns where the Debian python imports the package pkg from, without importing it.
+func (e *Env) packageDir(ctx context.Context, pkg, debian string) (string, error) {
 	cmd := exec.CommandContext(ctx, DebianPython, "-c",
-		"import importlib.util as u, sys; s = u.find_spec(sys.argv[1]); print(s.submodule_search_locations[0])", r.Package)
+		"import importlib.util as u, sys; s = u.find_spec(sys.argv[1]); print(s.submodule_search_locations[0])", pkg)
 	cmd.Dir = e.Work
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s has no package %s (run scripts/deps.sh bench, which installs %s): %w", DebianPython, r.Package, r.Debian, err)
+		return "", fmt.Errorf("%s has no package %s (run scripts/deps.sh bench, which installs %s): %w", DebianPython, pkg, debian, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }

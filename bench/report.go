@@ -27,6 +27,7 @@ type Report struct {
 	RoundTrip   *RoundTrip
 	Load        Load
 	RealRepos   []*RealRepoRow
+	RealBugs    []*RealBugRow
 	Tiny        *TinyCLI
 	Live        *LiveCost
 	Missing     map[string]string
@@ -184,6 +185,7 @@ func (r *Report) Markdown() string {
 	}
 
 	r.realRepos(&b, &bars)
+	r.realBugs(&b, &bars)
 
 	if len(bars) > 0 {
 		b.WriteString("### The bars\n\n| figure | bar | measured | |\n|---|---|---:|---|\n")
@@ -248,6 +250,7 @@ const reproduce = `How to reproduce: ` + "`make bench`" + ` (scripts/bench.sh) r
 - in-process recording and FLT costs: ` + "`python3 bench/python/inprocess.py --probe-bench probe/python/bench`" + ` (the probe's own table: ` + "`python3 probe/python/bench/bench_probe.py`" + `);
 - every other table: ` + "`go run ./bench/cmd/adi-bench -only wall,flt,latency,tokens,roundtrip,realrepos`" + ` (pick parts; the real repositories alone: ` + "`BENCH_REALREPOS_ONLY=1 make bench`" + ` or ` + "`-only realrepos`" + `);
 - the cost of watching in live mode: ` + "`go run ./bench/cmd/adi-bench -only live`" + `;
+- the real bugs, adi against the reference tool: ` + "`ADI_REFERENCE=/path/to/ADI/src BENCH_REALBUGS_ONLY=1 make bench`" + ` or ` + "`-only realbugs`" + `;
 - DAP stepping and logpoints as Go benchmarks: ` + "`go test ./integration -run '^$' -bench 'DAPStep|DAPLogpoint' -benchtime 1x`" + `;
 - the DAP round trip: ` + "`go test ./integration -run '^$' -bench DAPRoundTrip`" + `;
 - the load: ` + "`ADI_LOAD=1 go test ./integration -run '^$' -bench Load50Sessions -benchtime 1x`" + `;

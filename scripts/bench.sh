@@ -9,6 +9,11 @@
 #   BENCH_REALREPOS_ONLY=1 scripts/bench.sh   only the "real repositories" table (seven Debian-packaged
 #                                    libraries through adi's CLI; about 4 minutes), the same as
 #                                    go run ./bench/cmd/adi-bench -only realrepos
+#   BENCH_REALBUGS_ONLY=1 scripts/bench.sh    only the "real bugs" table (six reverted upstream fixes, each
+#                                    investigated by a fixed command sequence; about a minute), the same as
+#                                    go run ./bench/cmd/adi-bench -only realbugs
+#   ADI_REFERENCE=/path/to/ADI/src   the reference tool for the real bugs' table (the ADI artifact's src/,
+#                                    run as python3 -m ADI); without it its columns are skipped, and said so
 #
 # Parts alone: go run ./bench/cmd/adi-bench -h; the Go benchmarks in integration/*bench_test.go.
 set -euo pipefail
@@ -18,8 +23,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 args=(-since "$start")
 if [ -n "${BENCH_QUICK:-}" ]; then args+=(-quick); fi
-if [ "${BENCH_REALREPOS_ONLY:-0}" != 0 ]; then
-  args+=(-only realrepos)
+only=()
+if [ "${BENCH_REALREPOS_ONLY:-0}" != 0 ]; then only+=(realrepos); fi
+if [ "${BENCH_REALBUGS_ONLY:-0}" != 0 ]; then only+=(realbugs); fi
+if [ ${#only[@]} -gt 0 ]; then
+  args+=(-only "$(IFS=,; echo "${only[*]}")")
   BENCH_LOAD=0
   ADI_SOAK=
 fi

@@ -2,11 +2,17 @@
 // tables (package bench says what each is). `make bench` runs it through scripts/bench.sh, which
 // first runs the 50-session load benchmark and hands its output over with -load.
 //
-//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,tinycli,realrepos,live] [-repos NAMES] [-quick]
+//	go run ./bench/cmd/adi-bench [-reps 3] [-load FILE] [-only wall,flt,latency,tokens,roundtrip,inprocess,tinycli,realrepos,realbugs,live] [-repos NAMES] [-bugs NAMES] [-answers DIR] [-quick]
 //
 // -only realrepos prints the real-repository table alone (seven Debian-packaged libraries driven
 // through adi's CLI binary; scripts/deps.sh bench installs them), in a few minutes; -repos
 // requests,sympy measures only those libraries of it.
+//
+// -only realbugs prints the real-bugs table alone: six reverted upstream fixes in Debian-packaged
+// libraries, each investigated with a fixed command sequence by adi's CLI binary and, when
+// ADI_REFERENCE names the ADI artifact's src/ directory, by the reference tool (python3 -m ADI),
+// in about two minutes; -bugs requests-1963,sympy-18189 runs only those bugs, and -answers DIR
+// writes every answer there (DIR/BUG/adi-N.txt, DIR/BUG/reference-N.txt).
 //
 // -only live prints the cost of watching in live mode (requests per second of a small web shop
 // with and without a watch, and the idle watch recorder's cost on fib(22)), in about a minute.
@@ -33,8 +39,10 @@ func main() {
 	repo := flag.String("repo", ".", "adi's repository root (the probe's benchmark is read from it)")
 	reps := flag.Int("reps", 3, "repetitions of each whole-run timing (the best counts)")
 	load := flag.String("load", "", "output of `go test -bench Load50Sessions` to include")
-	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, tinycli, realrepos, live (default all)")
+	only := flag.String("only", "", "comma-separated parts to run: inprocess, wall, flt, latency, tokens, roundtrip, tinycli, realrepos, realbugs, live (default all)")
 	repos := flag.String("repos", "", "comma-separated libraries of the real-repository table to measure (default all)")
+	bugs := flag.String("bugs", "", "comma-separated bugs of the real-bugs table to investigate (default all)")
+	answers := flag.String("answers", "", "directory to write the real bugs' answers to, one file each (default none)")
 	quick := flag.Bool("quick", false, "fewer repetitions and steps (a smoke run, not for the README)")
 	level := flag.String("log-level", "warn", "log level for adi's own logs")
 	since := flag.Int64("since", 0, "unix time the whole benchmark began (scripts/bench.sh passes it; default now)")
@@ -43,10 +51,10 @@ func main() {
 	if *since > 0 {
 		start = time.Unix(*since, 0)
 	}
-	os.Exit(run(start, *repo, *reps, *load, *only, *repos, *quick, *level))
+	os.Exit(run(start, *repo, *reps, *load, *only, *repos, *bugs, *answers, *quick, *level))
 }
 
-func run(start time.Time, repo string, reps int, load, only, repos string, quick bool, level string) int {
+func run(start time.Time, repo string, reps int, load, only, repos, bugs, answers string, quick bool, level string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	log := hclog.New(&hclog.LoggerOptions{Name: "adi-bench", Level: hclog.LevelFromString(level), Output: os.Stderr})
@@ -201,6 +209,9 @@ func run(start time.Time, repo string, reps int, load, only, repos string, quick
 	if want("realrepos") {
 		realRepos(ctx, env, min(latReps, 3), repos, progress, r)
 	}
+	if want("realbugs") {
+		realBugs(ctx, env, bugs, answers, progress, r)
+	}
 	if load != "" {
 		f, err := os.Open(load)
 		if err == nil {
@@ -243,5 +254,41 @@ func realRepos(ctx context.Context, env *bench.Env, reps int, names string, prog
 			}
 		}
 		r.Miss("real repository "+repo.Name, err)
+	}
+}
+
+// realBugs investigates the real bugs (only those named in names, comma-separated, when it is not
+// empty) with adi and, when ADI_REFERENCE names it, the reference tool; a bug that could not be
+// investigated is reported under "Not measured". With answers set, every answer is written there.
+func realBugs(ctx context.Context, env *bench.Env, names, answers string, progress func(string, ...any), r *bench.Report) {
+	ref, err := bench.CheckReference()
+	if err != nil {
+		r.Miss("real bugs: the reference tool", err)
+	}
+	if ref == "" {
+		fmt.Fprintln(os.Stderr, "adi-bench: "+bench.ReferenceSkipped)
+	}
+	progress("real bugs: building adi's CLI binary")
+	exe, err := env.BuildADI(ctx)
+	if err != nil {
+		r.Miss("real bugs", err)
+		return
+	}
+	for _, bug := range bench.RealBugs {
+		if names != "" && !slices.Contains(strings.Split(names, ","), bug.Name) {
+			continue
+		}
+		progress("real bugs: %s (%s)", bug.Name, bug.Func)
+		row, err := env.RealBugBench(ctx, exe, ref, bug)
+		if err != nil {
+			r.Miss("real bug "+bug.Name, err)
+			continue
+		}
+		r.RealBugs = append(r.RealBugs, row)
+		if answers != "" {
+			if err := row.WriteAnswers(answers); err != nil {
+				r.Miss("the answers of real bug "+bug.Name, err)
+			}
+		}
 	}
 }
