@@ -21,8 +21,12 @@ const DebianPython = "/usr/bin/python3"
 // a scratch directory so that it counts as user code, and a reproduce script run there as
 // `python3 repro.py`.
 type RealRepo struct {
-	// Name is the library's name in the table and of its script (realrepos/NAME_repro.py).
+	// Name is the library's name in the table and of its script (realrepos/NAME_repro.py, or
+	// Script when set).
 	Name string
+	// Script names the reproduce script when it is not NAME_repro.py (a second workload of the
+	// same library).
+	Script string
 	// Package is the importable package copied from dist-packages (e.g. "sklearn").
 	Package string
 	// Debian is the Debian package that installs it (scripts/deps.sh bench installs it).
@@ -67,12 +71,21 @@ var RealRepos = []RealRepo{
 		Func: "dup_zz_factor", Stmt: "print(f)"},
 	{Name: "matplotlib", Package: "matplotlib", Debian: "python3-matplotlib", File: "matplotlib/transforms.py",
 		Func: "Affine2D.rotate", Stmt: "print(theta)"},
+	// Frames that hold big structures: a graph of 2,500 nodes (Dijkstra's dist, seen and heap grow
+	// to its size) and a 10,000 x 20 array.
+	{Name: "networkx (big graph)", Script: "networkx_graph_repro.py", Package: "networkx", Debian: "python3-networkx",
+		File: "networkx/algorithms/shortest_paths/weighted.py", Func: "_dijkstra_multisource", Stmt: "print(sorted(sources))"},
+	{Name: "scikit-learn (big array)", Script: "sklearn_array_repro.py", Package: "sklearn", Debian: "python3-sklearn",
+		File: "sklearn/utils/validation.py", Func: "check_array", Stmt: "print(getattr(array, 'shape', None))"},
 	{Name: "networkx (pytest)", Package: "networkx", Debian: "python3-networkx", File: "networkx/algorithms/shortest_paths/weighted.py",
 		Func: "_dijkstra_multisource", Stmt: "print(sorted(sources))", Test: "networkx/algorithms/shortest_paths/tests/test_weighted.py"},
 }
 
 // script returns the library's reproduce script (bench/realrepos/NAME_repro.py).
 func (r RealRepo) script() ([]byte, error) {
+	if r.Script != "" {
+		return repros.ReadFile("realrepos/" + r.Script)
+	}
 	name := strings.ReplaceAll(r.Name, "scikit-learn", "sklearn")
 	return repros.ReadFile("realrepos/" + name + "_repro.py")
 }

@@ -76,13 +76,22 @@ class Node:
 class _Build:
     """One root's snapshot being made: its node budget and the objects already described."""
 
-    __slots__ = ("left", "done", "busy", "depth")
+    __slots__ = ("left", "done", "busy", "depth", "inner")
 
     def __init__(self, depth):
         self.left = MAX_NODES
         self.done = {}     # id -> Node made in this root (an object reached twice is one node)
         self.busy = set()  # ids being made (a cycle back to one of them is not followed)
         self.depth = depth
+        self.inner = []    # the plain copies' maps of the containers they stand for
+
+    def ids(self):
+        """The ids of every object the root's snapshot follows (to find the roots an object
+        changed through another root belongs to)."""
+        out = set(self.done)
+        for inner in self.inner:
+            out.update(map(id, inner.values()))
+        return out
 
 
 def _plain(v, inner, count):
@@ -124,6 +133,7 @@ def _plain(v, inner, count):
 
 
 _HASHABLE = SCALARS | {tuple, frozenset}
+_NO_IDS = frozenset()
 
 
 def _frozen_plain(k):
@@ -164,14 +174,21 @@ class Tracker:
 
     def bind(self, name, v, depth=None):
         """Take `name` as a root bound to `v` (silently: the frame's state when it starts)."""
-        self.roots[name] = [v, self._node(v, depth), depth]
+        self.roots[name] = self._root_record(v, depth)
 
-    def _node(self, v, depth=None):
+    def _root_record(self, v, depth):
+        """[value, Node or None, depth, ids of the objects followed]."""
         t = type(v)
         if t in SCALARS:
-            return None
+            return [v, None, depth, _NO_IDS]
         b = _Build(depth if depth is not None else MAX_DEPTH)
-        return self._make(v, t, b, 0)
+        n = self._make(v, t, b, 0)
+        return [v, n, depth, b.ids() if n.kind != K_ID else _NO_IDS]
+
+    def holding(self, objs):
+        """The names of the roots whose snapshots follow any of `objs`."""
+        ids = set(map(id, objs))
+        return [name for name, r in self.roots.items() if id(r[0]) in ids or not r[3].isdisjoint(ids)]
 
     def _make(self, v, t, b, level):
         i = id(v)
@@ -192,6 +209,7 @@ class Tracker:
                 if c is v:  # a tuple or frozenset of scalars: immutable
                     return Node(v, K_ID)
                 n = b.done[i] = Node(v, K_PLAIN, c, (), inner)
+                b.inner.append(inner)
                 return n
         b.left -= 1
         if b.left < 0 or level >= b.depth:
@@ -294,11 +312,12 @@ class Tracker:
 
     # -- one statement ----------------------------------------------------------------------------
 
-    def changes(self, live, mentioned=()):
+    def changes(self, live, mentioned=(), check=None):
         """The changes since the last call, for roots `live` (name -> value; a root missing from
         it was deleted), as ``[name, old, new, kind]`` / ``[name, old, new, kind, path]`` lists in
         the order of `live` then deletions. `mentioned`: the names the statement uses, whose
-        paths are preferred for an object several roots reach."""
+        paths are preferred for an object several roots reach. `check`: the roots whose values
+        may have changed in place (effects.py; None: all): the others' bindings are compared."""
         self._memo = {}
         self._reported = set()
         roots = self.roots
@@ -311,7 +330,7 @@ class Tracker:
             o = r[0]
             if o is v:
                 n = r[1]
-                if n is None or self._unchanged(n, v):
+                if n is None or (check is not None and name not in check) or self._unchanged(n, v):
                     continue
             elif type(o) is type(v) and type(v) in SCALARS and o == v:
                 r[0] = v
@@ -334,21 +353,25 @@ class Tracker:
         for name in gone:
             r = roots.pop(name)
             out.append([name, self._text(r[0]), None, "del"])
+        if check is not None and self._reported:
+            # an object changed through one root is current in the others that follow it
+            for name, r in roots.items():
+                if name not in found and not r[3].isdisjoint(self._reported):
+                    roots[name] = self._root_record(live[name], r[2]) if name in live else r
         return out
 
     def _root(self, name, v):
         roots = self.roots
         r = roots.get(name)
         if r is None:
-            roots[name] = [v, self._node(v), None]
+            roots[name] = self._root_record(v, None)
             return [[name, None, self._value(v), "new"]]
-        o, n, depth = r
+        o, n, depth, _ = r
+        roots[name] = self._root_record(v, depth)
         if o is v:  # changed in place
             out = []
             self._walk("", n, v, out, name == self.self_name)
-            r[1] = self._node(v, depth)
             return [[name, a, b, kind] if not p else [name, a, b, kind, _short(p)] for p, a, b, kind in out]
-        r[0], r[1] = v, self._node(v, depth)
         t = type(v)
         if type(o) is t and t in _FROZEN and len(o) == len(v) and all(map(is_, o, v)):
             return []  # an immutable value holding the same objects: no change
@@ -516,19 +539,22 @@ class Tracker:
                 self._plain_item("%s[%d]" % (path, k), old[k], new[k], inner, out)
             return True
         if t is dict:
-            found = []
-            for k, x in new.items():
-                if k not in old:
-                    found.append(("new", k, None, x))
-                elif old[k] != x or type(old[k]) is not type(x):
-                    found.append(("mod", k, old[k], x))
-                if len(found) > MAX_PATHS:
+            try:  # what changed, found in C when the values are hashable (a flat dict)
+                diff = new.items() - old.items()
+                gone = old.keys() - new.keys()
+            except TypeError:
+                diff = None
+            if diff is not None:
+                if len(diff) + len(gone) > MAX_PATHS:
                     return False
-            for k in old:
-                if k not in new:
-                    found.append(("del", k, old[k], None))
-                    if len(found) > MAX_PATHS:
-                        return False
+                order = list(new)
+                found = [("mod" if k in old else "new", k, old.get(k), x)
+                         for k, x in sorted(diff, key=lambda kx: order.index(kx[0]))]
+                found += [("del", k, old[k], None) for k in gone]
+            else:
+                found = self._dict_found(old, new)
+                if found is None:
+                    return False
             for kind, k, ox, nx in found:
                 p = "%s[%s]" % (path, self.render(k))
                 if kind == "new":
@@ -539,6 +565,24 @@ class Tracker:
                     self._plain_item(p, ox, nx, inner, out)
             return True
         return False  # a set: shown whole
+
+    def _dict_found(self, old, new):
+        """The keys of plain dicts `old` and `new` that differ, in order (None: more than
+        MAX_PATHS)."""
+        found = []
+        for k, x in new.items():
+            if k not in old:
+                found.append(("new", k, None, x))
+            elif old[k] != x or type(old[k]) is not type(x):
+                found.append(("mod", k, old[k], x))
+            if len(found) > MAX_PATHS:
+                return None
+        for k in old:
+            if k not in new:
+                found.append(("del", k, old[k], None))
+                if len(found) > MAX_PATHS:
+                    return None
+        return found
 
     def _plain_item(self, p, ox, nx, inner, out):
         start = len(out)
