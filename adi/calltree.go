@@ -45,12 +45,16 @@ type CallTree struct {
 // CallNode is one invocation in a call tree, with the children shown and a count of those left
 // out.
 type CallNode struct {
-	FID       string      `json:"fid"`
-	Frame     int         `json:"frame"`
-	Args      []Arg       `json:"args"`
-	Status    Status      `json:"status"`
-	Return    string      `json:"return,omitempty"`
-	Exception *Exception  `json:"exception,omitempty"`
+	FID       string     `json:"fid"`
+	Frame     int        `json:"frame"`
+	Args      []Arg      `json:"args"`
+	Status    Status     `json:"status"`
+	Return    string     `json:"return,omitempty"`
+	Exception *Exception `json:"exception,omitempty"`
+	// Kind, Yields and LastYield say, for a generator, what it yielded (FrameSummary's fields).
+	Kind      string      `json:"kind,omitempty"`
+	Yields    int         `json:"yields,omitempty"`
+	LastYield string      `json:"last_yield,omitempty"`
 	Children  []*CallNode `json:"children,omitempty"`
 	// Hidden groups the direct calls left out by function, HiddenBy says why ("width": more
 	// children than the width; "depth": the node is at the depth limit), and HiddenCalls counts
@@ -204,7 +208,8 @@ type treeBuilder struct {
 
 func (b *treeBuilder) node(j, level int) *CallNode {
 	f := &b.t.Frames[j]
-	n := &CallNode{FID: f.FID().String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception}
+	n := &CallNode{FID: f.FID().String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception,
+		Kind: f.Code.Kind.String(), Yields: b.t.Yields(j), LastYield: b.t.LastYield(j)}
 	if f.Caller < 0 {
 		n.Thread = b.t.ThreadName(j)
 	}
@@ -337,7 +342,7 @@ func (c *CallTree) Text(o TextOptions) string {
 
 func (c *CallTree) render(dc *doc, d detail, n *CallNode, indent string) {
 	dc.total++
-	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), d.outcome(n.Status, n.Return, n.Exception))
+	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), d.frameOutcome(n.Status, n.Return, n.Exception, Yielded{n.Kind, n.Yields, n.LastYield}))
 	if n.Thread != "" {
 		line += "  [thread " + n.Thread + "]"
 	}

@@ -128,3 +128,56 @@ app:square#1(x=0) → 0  [thread ThreadPoolExecutor-0_0]
 	tr.Live = true
 	assert.Equal(t, "entry frame", tr.FrameSummary(1).callerText())
 }
+
+// TestGeneratorsSayWhatTheyYielded: a generator's line in a call tree, a frame list and an FLT's
+// call says how often it yielded and its last value (the None it returned says nothing), then how
+// it ended when it did not return; a coroutine's return value stays.
+func TestGeneratorsSayWhatTheyYielded(t *testing.T) {
+	const g = "/p/g.py"
+	gen := func(fn string, n int, st Status, value string, exc *Exception) Frame {
+		f := ret(fn, n, 0, 9, g, 1, value)
+		f.Code.Kind, f.Status, f.Exception = GeneratorCode, st, exc
+		if exc != nil {
+			f.Outcome = Raising(exc)
+		}
+		return f
+	}
+	coro := ret("g:fetch", 1, 0, 12, g, 20, "5")
+	coro.Code.Kind = CoroutineCode
+	tr := newTrace("/p",
+		ret("g:<module>", 1, -1, 0, g, 1, "None"),
+		gen("g:evens", 1, Returned, "None", nil),
+		gen("g:evens", 2, Returned, "None", nil),
+		gen("g:pairs", 1, Returned, "2", nil),
+		gen("g:parse", 1, Raised, "", &Exception{Type: "ValueError", Message: "bad", Line: 4}),
+		gen("g:ticks", 1, Raised, "", &Exception{Type: "GeneratorExit", Line: 6}),
+		gen("g:stream", 1, Unfinished, "", nil),
+		gen("g:rows", 1, Returned, "None", nil),
+		coro,
+	)
+	tr.Frames[6].Outcome = NoOutcome
+	for _, v := range []string{"0", "2", "'x' * 3"} {
+		tr.AddYield(1, v)
+	}
+	tr.AddYield(3, "('a', 1)")
+	tr.AddYield(4, "'b'")
+	tr.AddYield(5, "0")
+	tr.AddYield(6, "1")
+	tr.AddYield(7, "") // not rendered (a bare call)
+	tr.AddYield(8, "None")
+	assert.Equal(t, `Call tree of g:<module>#1 (depth 3, width 10):
+g:<module>#1() → None
+  g:evens#1() → yielded 3 (last 'x' * 3)
+  g:evens#2() → yielded nothing
+  g:pairs#1() → yielded 1 (last ('a', 1)), returned 2
+  g:parse#1() → yielded 1 (last 'b'), then raised ValueError: bad
+  g:ticks#1() → yielded 1 (last 0), then closed (GeneratorExit) at line 6
+  g:stream#1() → yielded 1 (last 1), unfinished
+  g:rows#1() → yielded 1
+  g:fetch#1() → 5
+`, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}))
+	assert.Equal(t, "g:evens#1 → yielded 3 (last 'x' * 3)", detail{}.callText(tr.callView(1)))
+	row := tr.FrameSummary(1)
+	assert.Equal(t, "yielded 3 (last 'x' * 3)", detail{}.frameOutcome(row.Status, row.Return, row.Exception, Yielded{row.Kind, row.Yields, row.LastYield}))
+	assert.Equal(t, "'x' * 3", tr.FrameJSON(1).LastYield)
+}

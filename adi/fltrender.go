@@ -341,7 +341,7 @@ func (d detail) callText(c CallView) string {
 	case d.noReturns:
 		return c.FID
 	default:
-		return c.FID + " → " + d.outcome(c.Status, c.Return, c.Exception)
+		return c.FID + " → " + d.frameOutcome(c.Status, c.Return, c.Exception, Yielded{c.Kind, c.Yields, c.LastYield})
 	}
 }
 

@@ -32,6 +32,10 @@ type CallView struct {
 	Status    Status     `json:"status,omitempty"`
 	Return    string     `json:"return,omitempty"`
 	Exception *Exception `json:"exception,omitempty"`
+	// Kind, Yields and LastYield say, for a generator, what it yielded (FrameSummary's fields).
+	Kind      string `json:"kind,omitempty"`
+	Yields    int    `json:"yields,omitempty"`
+	LastYield string `json:"last_yield,omitempty"`
 }
 
 // FLTView resolves flt, an FLT of a frame of t, for rendering.
@@ -59,7 +63,8 @@ func (t *Trace) callView(j int) CallView {
 	if f == nil {
 		return CallView{Frame: j}
 	}
-	return CallView{FID: f.FID().String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception}
+	return CallView{FID: f.FID().String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception,
+		Kind: f.Code.Kind.String(), Yields: t.Yields(j), LastYield: t.LastYield(j)}
 }
 
 // funcName is the function part of the callee's fid.

@@ -21,8 +21,8 @@ func generatorTrace() (*Trace, *FLT) {
 	gen := ret("c:count", 1, 0, 9, "/proj/c.py", 1, "", Arg{"n", "5"})
 	gen.Status = Unfinished
 	tr := newTrace("/proj", ret("c:<module>", 1, -1, 0, "/proj/c.py", 1, "None"), gen)
-	tr.AddYield(1)
-	tr.AddYield(1)
+	tr.AddYield(1, "")
+	tr.AddYield(1, "")
 	return tr, &FLT{Frame: 1, Steps: []Step{
 		{Line: 2, Stmt: "i = 0", Changes: []Change{{Name: "i", New: "0", Kind: New}}},
 		{Line: 3, Stmt: "while i < n:", Loop: []LoopPos{{Header: 3, Iteration: 1}}},

@@ -844,9 +844,18 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		o.exc = exc
 		d.outcomes = append(d.outcomes, o)
 	case "yield":
+		// the value is None when it was not rendered (bare calls): T then keeps only the count
 		o := outcome{tag: tag}
-		if err := values(rec, &o.idx); err != nil {
+		var v any
+		if err := values(rec, &o.idx, &v); err != nil {
 			return err
+		}
+		if v != nil {
+			r, err := reprOf(v, d.strs)
+			if err != nil {
+				return fmt.Errorf("field 3: %w", err)
+			}
+			o.ret = r
 		}
 		d.outcomes = append(d.outcomes, o)
 	case "test":
@@ -1120,7 +1129,7 @@ func (d *decoder) build() (gap bool, err error) {
 		case "exc":
 			f.Status, f.Outcome = adi.Raised, outcome(adi.Raised, "", o.exc)
 		case "yield":
-			t.AddYield(o.idx)
+			t.AddYield(o.idx, o.ret)
 		}
 	}
 	d.outcomes = nil
