@@ -2,6 +2,7 @@ package adi
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -27,9 +28,10 @@ type TextOptions struct {
 	// Loop, when above 0, shows the first Loop iterations of every loop of an FLT and folds the
 	// others, instead of adi's choice (the iterations that differ from their neighbours).
 	Loop int
-	// LoopIndex, when above 0, shows only iteration LoopIndex of every loop of an FLT, the others
-	// folded.
+	// LoopIndex, when above 0, shows only iteration LoopIndex of the loop whose header is line
+	// LoopLine, the others folded (every loop's when LoopLine is 0); adi chooses for other loops.
 	LoopIndex int
+	LoopLine  int
 }
 
 func (o TextOptions) budget() int {
@@ -219,4 +221,23 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// ParseLoopIndex reads a loop index as agents give it: "LINE:K", iteration K of the loop whose
+// header is line LINE (TextOptions.LoopLine and LoopIndex), or a bare "K", iteration K of every
+// loop. Errors wrap ErrBadInput and say the form.
+func ParseLoopIndex(s string) (line, k int, err error) {
+	s = strings.TrimSpace(s)
+	lineText, kText, named := strings.Cut(s, ":")
+	if !named {
+		lineText, kText = "", lineText
+	}
+	k, errK := strconv.Atoi(strings.TrimSpace(kText))
+	if named {
+		line, err = strconv.Atoi(strings.TrimSpace(lineText))
+	}
+	if errK != nil || err != nil || k < 1 || (named && line < 1) {
+		return 0, 0, BadInputf("the loop index takes LINE:K, iteration K of the loop whose header is line LINE (e.g. 122:2), or K, iteration K of every loop; not %q", s)
+	}
+	return line, k, nil
 }

@@ -81,8 +81,11 @@ type ExitException struct {
 // ConditionResult lists the invocations (numbers n of the condition's function, func#n) where a
 // condition held, and the errors it raised (n, error text).
 type ConditionResult struct {
-	ID        int               `json:"id"`
-	Hits      []int             `json:"hits"`
+	ID   int   `json:"id"`
+	Hits []int `json:"hits"`
+	// Visits holds, for a condition checked at a line, where each hit held: the statement's line
+	// and the visit (the k-th step at that line of the invocation's FLT), as [line, visit].
+	Visits    [][2]int          `json:"visits,omitempty"`
 	Evaluated int               `json:"evaluated"`
 	Errors    []json.RawMessage `json:"errors"`
 }
