@@ -235,6 +235,10 @@ const (
 	NotRecorded = "<not recorded>"
 )
 
+// ImportFP is the fingerprint of a call made while a module of the program was being imported
+// (probe/PROTOCOL.md): its values are not rendered.
+const ImportFP = "~import"
+
 // Bare reports whether the recording holds no values for the frame yet (see BareFP).
 func (a *Arguments) Bare() bool { return a.ArgsFP == BareFP }
 
