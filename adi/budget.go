@@ -56,7 +56,7 @@ type detail struct {
 	valueLimit int  // values are cut to this many characters; 0 means no cut
 	noReturns  bool // callee returns are left out
 	foldLate   bool // call trees: calls after the failure and during imports folded
-	foldSetup  bool // call trees: the calls below library functions off the failure path folded
+	foldSetup  int  // call trees: callees of library calls off the failure path folded where they are at least this many (0: none)
 }
 
 // shrink is one step of reducing detail, with the note that tells the reader it happened.
@@ -149,11 +149,16 @@ func fitText(o TextOptions, shrinks []shrink, render func(detail) doc) string {
 		next := render(nd)
 		if nt := next.String(); len(nt) < len(text) {
 			d, cur, text = nd, next, nt
-			notes = append(notes, s.note)
+			if len(notes) == 0 || notes[len(notes)-1] != s.note {
+				notes = append(notes, s.note) // (steps of one shrink share their note)
+			}
 		}
 	}
 	if utf8.RuneCountInString(final(text, notes)) > limit {
 		longest := cur.span(maxCount, maxCount) + " cut"
+		if cur.keeps() {
+			longest += cutButKept
+		}
 		reserve := utf8.RuneCountInString(final("", append(notes, longest)))
 		if note, ok := cur.cutMiddle(limit - reserve); ok {
 			text = cur.String()
@@ -253,9 +258,22 @@ func (d *doc) cutMiddle(room int) (string, bool) {
 		label = d.span(first, last)
 	}
 	if runs > 1 || (kept > 0 && first > 0 && len(body) > h+t+runs) {
-		return label + " cut but for the failure path", true
+		return label + " cut" + cutButKept, true
 	}
 	return label + " cut", true
+}
+
+// cutButKept ends the note of a cut that kept chunks in the middle (a call tree's failure path).
+const cutButKept = " but for the failure path"
+
+// keeps reports whether the doc has chunks cutMiddle keeps.
+func (d *doc) keeps() bool {
+	for _, c := range d.body {
+		if c.keep {
+			return true
+		}
+	}
+	return false
 }
 
 // span names positions first..last of the doc, e.g. "steps 41–2960 of 3000".

@@ -504,7 +504,11 @@ func (t *Trace) subtreeSizes() []int {
 // functions off the failure path (not the entry script's functions) are folded into a line each,
 // values are shortened, then the middle of the tree is cut, but for the failure path.
 func (c *CallTree) Text(o TextOptions) string {
-	return fitText(o, []shrink{shrinkLate, shrinkSetup, shrinkValues}, func(d detail) doc {
+	setup := setupShrinks
+	if c.Failure == nil {
+		setup = setupShrinksNoFailure
+	}
+	return fitText(o, append(append([]shrink{shrinkLate}, setup...), shrinkValues), func(d detail) doc {
 		dc := doc{unit: "node", indent: ""}
 		if c.TestCounts != nil {
 			dc.head = testsText(d, *c.TestCounts, c.Tests)
@@ -582,9 +586,21 @@ const failureLimit = 300
 
 // The shrinks of a call tree besides shortening values (see CallTree.Text).
 var (
-	shrinkLate  = shrink{"calls after the failure and during imports folded", func(d detail) detail { d.foldLate = true; return d }}
-	shrinkSetup = shrink{"the calls below library functions off the failure path folded", func(d detail) detail { d.foldSetup = true; return d }}
+	shrinkLate = shrink{"calls after the failure and during imports folded", func(d detail) detail { d.foldLate = true; return d }}
 )
+
+// setupShrinks fold the calls below library functions off the failure path, the biggest subtrees
+// first: those of 1000 calls or more, then 100, 20, 2.
+var setupShrinks, setupShrinksNoFailure = setupFolds("callees of library calls off the failure path folded"),
+	setupFolds("callees of library calls folded")
+
+func setupFolds(note string) []shrink {
+	var out []shrink
+	for _, least := range []int{1000, 100, 20, 2} {
+		out = append(out, shrink{note, func(d detail) detail { d.foldSetup = least; return d }})
+	}
+	return out
+}
 
 // treeRenderer renders the nodes of a call tree at one detail level.
 type treeRenderer struct {
@@ -612,7 +628,7 @@ func (r *treeRenderer) node(n *CallNode, indent string) {
 	if len(n.Imports) > 0 {
 		dc.add(chunk{lines: []string{indent + "  … " + importsText(n.Imports, n.ImportCalls, "imported")}})
 	}
-	if d.foldSetup && indent != "" && !n.Failure && !n.own && len(n.Children) > 0 && n.below > 1 {
+	if d.foldSetup > 0 && indent != "" && !n.Failure && !n.own && len(n.Children) > 0 && n.below >= d.foldSetup {
 		r.folded = true
 		count := groupsCount(n.calls)
 		line := indent + "  … " + groupsTextMax(n.calls, "", 3) + " folded"

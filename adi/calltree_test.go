@@ -319,7 +319,7 @@ app:<module>#1() → raised ValueError (the failure)
     … after the failure, folded: 1 call to shutdown, 4 with their callees
 … at exit (after the main module ended): 2 calls to cleanup, 3 with their callees (adi call-tree lib:cleanup#1 shows the first)
 Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
-(shrunk to fit the 380-token budget: calls after the failure and during imports folded; the calls below library functions off the failure path folded)
+(shrunk to fit the 380-token budget: calls after the failure and during imports folded; callees of library calls off the failure path folded)
 `, faces.CLI.Render(run.Text(TextOptions{Budget: 380})))
 	// tighter: the middle is cut, but not the failure path
 	assert.Equal(t, `Call tree of the run: 3 entry frames (depth 3, width 10):
@@ -327,19 +327,20 @@ Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 4 levels deep;
 app:<module>#1() → raised ValueError (the failure)
   … imported lib: 1 call (call-tree lib:<module>#1 shows it)
   app:main#1() → raised ValueError (the failure)
-    lib:configure#1() → {'debug': False}
-      … 12 calls to setopt folded
-    lib:register#1(i=0) → None
-    lib:register#2(i=1) → None
-┆ … nodes 6–10 of 15 cut here to fit the budget
+┆ … nodes 3–10 of 15 cut here to fit the budget
     lib:run#1(opts={'debug': False}) → raised ValueError (the failure)
 ┆ … nodes 12–13 of 15 cut here to fit the budget
       lib:step#3(n=3) → raised ValueError (the failure)
         lib:check#1(v=7) → raised ValueError (the failure)
-┆ … 3 parts cut here to fit the budget
+┆ … 2 parts cut here to fit the budget
+… at exit (after the main module ended): 2 calls to cleanup, 3 with their callees (adi call-tree lib:cleanup#1 shows the first)
 Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
-(shrunk to fit the 300-token budget: calls after the failure and during imports folded; the calls below library functions off the failure path folded; nodes 6–13 of 15 cut but for the failure path)
+(shrunk to fit the 300-token budget: calls after the failure and during imports folded; callees of library calls off the failure path folded; nodes 3–13 of 15 cut but for the failure path)
 `, faces.CLI.Render(run.Text(TextOptions{Budget: 300})))
+
+	for _, budget := range []int{200, 250, 300, 350, 400} {
+		assert.LessOrEqual(t, Tokens(run.Text(TextOptions{Budget: budget})), budget, "budget %d", budget)
+	}
 
 	// more calls than the width: the callee on the failure path, the entry script's calls, then
 	// the calls nearest the failure; the earlier ones are counted where they were made
