@@ -2,7 +2,10 @@ package adi
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Default limits of a call tree.
@@ -28,6 +31,15 @@ type CallTree struct {
 	HiddenRootCalls int         `json:"hidden_root_calls,omitempty"`
 	// EntryFrames counts the entry frames of T when the whole run is shown.
 	EntryFrames int `json:"entry_frames,omitempty"`
+	// ExitRoots groups, when the whole run of a script is shown, the entry frames that ran after
+	// its main module had ended (atexit handlers, finalizers and weakref callbacks of the
+	// interpreter's shutdown), left out of Roots; ExitRootCalls counts them with all their callees.
+	ExitRoots     []CallGroup `json:"exit_roots,omitempty"`
+	ExitRootCalls int         `json:"exit_root_calls,omitempty"`
+	// Failure is where the root (the run's main module, when the whole run is shown) failed: the
+	// frame the exception that ended it was raised in, at the end of the path of nodes marked
+	// Failure, shown whatever the depth and width. Nil when it returned.
+	Failure *TreeFailure `json:"failure,omitempty"`
 	// ImportRoots groups, in a test run, the entry frames that are module bodies run on import
 	// (the test files and conftest modules the test runner imports), left out of Roots;
 	// ImportRootCalls counts them with all their callees.
@@ -42,15 +54,28 @@ type CallTree struct {
 	Recording  Coverage     `json:"recording"`
 }
 
+// TreeFailure says where a call tree's root failed: the fid of the frame the exception was raised
+// in (Exception, at Line of that frame), Depth levels below the root; or, for a run that ended
+// while its main module ran (os._exit, a kill), the innermost frame then active (Exception nil).
+type TreeFailure struct {
+	FID       string     `json:"fid"`
+	Exception *Exception `json:"exception,omitempty"`
+	Depth     int        `json:"depth"`
+}
+
 // CallNode is one invocation in a call tree, with the children shown and a count of those left
 // out.
 type CallNode struct {
-	FID       string      `json:"fid"`
-	Frame     int         `json:"frame"`
-	Args      []Arg       `json:"args"`
-	Status    Status      `json:"status"`
-	Return    string      `json:"return,omitempty"`
-	Exception *Exception  `json:"exception,omitempty"`
+	FID       string     `json:"fid"`
+	Frame     int        `json:"frame"`
+	Args      []Arg      `json:"args"`
+	Status    Status     `json:"status"`
+	Return    string     `json:"return,omitempty"`
+	Exception *Exception `json:"exception,omitempty"`
+	// Kind, Yields and LastYield say, for a generator, what it yielded (FrameSummary's fields).
+	Kind      string      `json:"kind,omitempty"`
+	Yields    int         `json:"yields,omitempty"`
+	LastYield string      `json:"last_yield,omitempty"`
 	Children  []*CallNode `json:"children,omitempty"`
 	// Hidden groups the direct calls left out by function, HiddenBy says why ("width": more
 	// children than the width; "depth": the node is at the depth limit), and HiddenCalls counts
@@ -68,6 +93,23 @@ type CallNode struct {
 	// Thread names the thread of an entry frame that did not run in the program's first thread
 	// (Trace.ThreadName); the calls below it ran in the same one.
 	Thread string `json:"thread,omitempty"`
+	// Failure marks the nodes on the path from the root to where its failure was raised
+	// (CallTree.Failure): each shows its callee on the path whatever the depth and width.
+	Failure bool `json:"failure,omitempty"`
+	// Teardown marks a call made after its caller's callee on the failure path ended (a finally
+	// block, an __exit__, an except clause); ImportTime one made while a module was being
+	// imported (ImportFP). A text that must shrink folds them first.
+	Teardown   bool `json:"teardown,omitempty"`
+	ImportTime bool `json:"import_time,omitempty"`
+	// HiddenBefore groups the calls left out by the width just before this node, HiddenBeforeCalls
+	// counts them with their callees: a node on a failure path shows its callee on the path, the
+	// entry script's calls and the calls nearest the failure, and leaves out earlier ones.
+	HiddenBefore      []CallGroup `json:"hidden_before,omitempty"`
+	HiddenBeforeCalls int         `json:"hidden_before_calls,omitempty"`
+
+	own   bool        // its function is defined in the run's entry script
+	calls []CallGroup // its direct calls (imports aside), grouped, when it has children shown
+	below int         // the calls below it, with all their callees
 }
 
 // Frames lists the frames the tree shows (its nodes', by index in T), depth first.
@@ -105,8 +147,22 @@ func (t *Trace) CallTree(root int, o TreeOptions) (*CallTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes(), imports: !t.isImport(root)}
-	return &CallTree{Root: b.node(root, 0), Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}, nil
+	b := t.newTreeBuilder(o, !t.isImport(root))
+	ct := &CallTree{Depth: o.Depth, Width: o.Width, Recording: t.Coverage()}
+	ct.Failure = b.addFailure(root)
+	ct.Root = b.node(root, 0)
+	return ct, nil
+}
+
+// newTreeBuilder starts a tree of T with options o; imports says whether imports are summed up.
+func (t *Trace) newTreeBuilder(o TreeOptions, imports bool) *treeBuilder {
+	b := &treeBuilder{t: t, o: o, sizes: t.subtreeSizes(), imports: imports, path: map[int32]int32{}}
+	// the entry script: the module body T starts with, unless a runner imported it (pytest's
+	// test files: their calls are made during an import)
+	if t.Len() > 0 && t.Frames[0].Caller < 0 && t.isModule(0) && t.Frames[0].ArgsFP != ImportFP && !t.Live {
+		b.script = t.Frames[0].File
+	}
+	return b
 }
 
 // RunTree builds the tree of the whole run: every entry frame of T (a frame no user code called)
@@ -155,20 +211,36 @@ func (t *Trace) RunTree(o TreeOptions, tests bool) (*CallTree, error) {
 	for _, j := range first {
 		early[j] = true
 	}
-	b := treeBuilder{t: t, o: o, sizes: t.subtreeSizes(), imports: true}
-	var imported []int32
+	b := t.newTreeBuilder(o, true)
+	if tests {
+		b.script = "" // a test runner's run: no script of the program's own
+	}
+	// the entry frames after the script's main module ended (its module body is T[0]): at exit
+	end := -1
+	if b.script != "" {
+		end = b.sizes[0]
+	}
+	var imported, exits []int32
 	for j := range t.Frames {
 		switch {
 		case t.Frames[j].Caller >= 0 || early[int32(j)]:
 		case runsTests != nil && !runsTests[int32(j)] && t.isModule(j) && t.Frames[j].Status != Raised:
 			imported = append(imported, int32(j))
+		case end >= 0 && j >= end && t.Frames[j].Thread == 0:
+			exits = append(exits, int32(j))
 		default:
 			rest = append(rest, int32(j))
 		}
 	}
 	ct.ImportRoots, ct.ImportRootCalls = b.group(imported)
+	ct.ExitRoots, ct.ExitRootCalls = b.group(exits)
 	entries := append(first, rest...)
-	ct.EntryFrames = len(entries) + len(imported)
+	ct.EntryFrames = len(entries) + len(imported) + len(exits)
+	for k, j := range entries {
+		if f := b.addFailure(int(j)); f != nil && k == 0 && !tests {
+			ct.Failure = f
+		}
+	}
 	shown := entries[:min(o.Width, len(entries))]
 	for _, j := range shown {
 		ct.Roots = append(ct.Roots, b.node(int(j), 0))
@@ -200,11 +272,40 @@ type treeBuilder struct {
 	// imports is set when imports are summed up (CallNode.Imports): everywhere but in the tree
 	// of an import asked for.
 	imports bool
+	// path maps each frame on a failure path to its callee on the path (-1 for the frame the
+	// failure was raised in).
+	path map[int32]int32
+	// script is the file of the run's entry script ("" when it has none: a test runner's run):
+	// the calls of its functions are the program's own (CallNode.own).
+	script string
+}
+
+// addFailure finds where frame j failed (Trace.failurePath) and puts that path in the tree; nil
+// when j did not fail.
+func (b *treeBuilder) addFailure(j int) *TreeFailure {
+	path := b.t.failurePath(j)
+	if len(path) == 0 {
+		return nil
+	}
+	for k, p := range path {
+		b.path[p] = -1
+		if k > 0 {
+			b.path[path[k-1]] = p
+		}
+	}
+	last := &b.t.Frames[path[len(path)-1]]
+	out := &TreeFailure{FID: last.FID().String(), Depth: len(path) - 1}
+	if last.Status == Raised {
+		out.Exception = last.Exception
+	}
+	return out
 }
 
 func (b *treeBuilder) node(j, level int) *CallNode {
 	f := &b.t.Frames[j]
-	n := &CallNode{FID: f.FID().String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception}
+	n := &CallNode{FID: f.FID().String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception,
+		Kind: f.Code.Kind.String(), Yields: b.t.Yields(j), LastYield: b.t.LastYield(j),
+		own: b.script != "" && f.File == b.script}
 	if f.Caller < 0 {
 		n.Thread = b.t.ThreadName(j)
 	}
@@ -226,16 +327,122 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 			kids = other
 		}
 	}
-	if level == b.o.Depth {
+	pathKid, onPath := b.path[int32(j)]
+	n.Failure = onPath
+	if level >= b.o.Depth && !onPath {
 		b.hide(n, kids, "depth")
 		return n
 	}
-	shown := kids[:min(b.o.Width, len(kids))]
-	for _, c := range shown {
-		n.Children = append(n.Children, b.node(int(c), level+1))
+	if len(kids) > 0 {
+		n.calls, n.below = b.group(kids)
 	}
-	b.hide(n, kids[len(shown):], "width")
+	shown := kids[:min(b.o.Width, len(kids))]
+	if onPath && pathKid >= 0 && len(kids) > b.o.Width {
+		shown = b.nearFailure(kids, pathKid)
+	}
+	after := false // past the callee on the failure path
+	at := 0        // the next of kids to show or leave out
+	for _, c := range shown {
+		var skipped []int32
+		for kids[at] != c {
+			skipped = append(skipped, kids[at])
+			at++
+		}
+		at++
+		k := b.node(int(c), level+1)
+		k.HiddenBefore, k.HiddenBeforeCalls = b.group(skipped)
+		k.Teardown = after
+		k.ImportTime = b.imports && b.t.Frames[c].ArgsFP == ImportFP
+		after = after || (onPath && c == pathKid)
+		n.Children = append(n.Children, k)
+	}
+	b.hide(n, kids[at:], "width")
 	return n
+}
+
+// nearFailure chooses which of kids (more than the width) a node on a failure path shows: its
+// callee on the path (pathKid), then the calls of the entry script's functions before it, then
+// the other calls before it, nearest the failure first, then the calls after it; in the order
+// they were made.
+func (b *treeBuilder) nearFailure(kids []int32, pathKid int32) []int32 {
+	k := slices.Index(kids, pathKid)
+	chosen := map[int32]bool{pathKid: true}
+	take := func(c int32) {
+		if len(chosen) < b.o.Width {
+			chosen[c] = true
+		}
+	}
+	for i := k - 1; i >= 0; i-- {
+		if b.script != "" && b.t.Frames[kids[i]].File == b.script {
+			take(kids[i])
+		}
+	}
+	for i := k - 1; i >= 0; i-- {
+		take(kids[i])
+	}
+	for _, c := range kids[k+1:] {
+		take(c)
+	}
+	var out []int32
+	for _, c := range kids {
+		if chosen[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// failurePath returns the frames from j down to the one its failure came from: for a frame that
+// raised (SystemExit with status 0 aside), at each step the callee the exception propagated from
+// (the last callee that raised, called on the line the frame's exception passed, or raising the
+// same exception), down to the frame it was raised in; for the first frame of a run that ended
+// while it ran (os._exit, a kill; not a live recording's), the last callee still active at each
+// step. Nil when j did not fail.
+func (t *Trace) failurePath(j int) []int32 {
+	f := &t.Frames[j]
+	unfinished := f.Status == Unfinished && j == 0 && !t.Live
+	if !unfinished && (f.Status != Raised || f.Exception == nil || f.Exception.Closes() || cleanExit(f.Exception)) {
+		return nil
+	}
+	path := []int32{int32(j)}
+	for cur := j; ; {
+		next := t.failedCallee(cur)
+		if next < 0 {
+			return path
+		}
+		path = append(path, next)
+		cur = int(next)
+	}
+}
+
+// failedCallee is the callee of frame j its failure came from (see failurePath), -1 for none.
+func (t *Trace) failedCallee(j int) int32 {
+	f := &t.Frames[j]
+	kids := t.Callees(j)
+	if f.Status == Unfinished {
+		for i := len(kids) - 1; i >= 0; i-- {
+			if c := &t.Frames[kids[i]]; c.Status == Unfinished && c.Code.Kind != GeneratorCode && c.Code.Kind != AsyncGeneratorCode {
+				return kids[i]
+			}
+		}
+		return -1
+	}
+	for i := len(kids) - 1; i >= 0; i-- {
+		c := &t.Frames[kids[i]]
+		if c.Status != Raised || c.Exception == nil || c.Exception.Closes() {
+			continue
+		}
+		if (f.Exception.Line > 0 && int(c.CallLine) == f.Exception.Line) ||
+			(c.Exception.Type == f.Exception.Type && c.Exception.Message == f.Exception.Message) {
+			return kids[i]
+		}
+	}
+	return -1
+}
+
+// cleanExit reports whether e is the SystemExit of sys.exit() with status 0.
+func cleanExit(e *Exception) bool {
+	return e.Type == "SystemExit" && (e.Message == "" || e.Message == "0" || e.Message == "None")
 }
 
 // hide records calls left out of n, grouped by function in the order they first appear.
@@ -291,9 +498,17 @@ func (t *Trace) subtreeSizes() []int {
 }
 
 // Text renders an indented tree, one "fid(args) → outcome" line per node and one line per group
-// of calls left out.
+// of calls left out. When the root failed, a line after the head says where, and the path to it
+// is in the tree whatever the depth. Under the budget it shrinks, in order: the calls made after
+// the failure and during imports are folded into a line per run of them, the calls below library
+// functions off the failure path (not the entry script's functions) are folded into a line each,
+// values are shortened, then the middle of the tree is cut, but for the failure path.
 func (c *CallTree) Text(o TextOptions) string {
-	return fitText(o, []shrink{shrinkValues}, func(d detail) doc {
+	setup := setupShrinks
+	if c.Failure == nil {
+		setup = setupShrinksNoFailure
+	}
+	return fitText(o, append(append([]shrink{shrinkLate}, setup...), shrinkValues), func(d detail) doc {
 		dc := doc{unit: "node", indent: ""}
 		if c.TestCounts != nil {
 			dc.head = testsText(d, *c.TestCounts, c.Tests)
@@ -317,52 +532,206 @@ func (c *CallTree) Text(o TextOptions) string {
 			dc.head = append(dc.head, fmt.Sprintf("Call tree of the run: %s%s (depth %d, width %d):",
 				plural(c.EntryFrames, "entry frame"), order, c.Depth, c.Width))
 		}
+		if f := c.Failure; f != nil && f.Depth > 0 {
+			dc.head = append(dc.head, c.failureText(d))
+		}
 		dc.head = append(dc.head, c.Recording.notes()...)
-		for _, r := range roots {
-			c.render(&dc, d, r, "")
+		r := treeRenderer{dc: &dc, d: d}
+		if f := c.Failure; f != nil && f.Depth > 0 && f.Exception != nil {
+			r.failure = f.Exception // the head says it in full
+		}
+		for _, n := range roots {
+			r.node(n, "")
 		}
 		if len(c.HiddenRoots) > 0 {
 			line := "… " + groupsText(c.HiddenRoots, "more entry ")
-			if count := c.EntryFrames - len(c.Roots); c.HiddenRootCalls > count {
+			if count := c.EntryFrames - len(c.Roots) - groupsCount(c.ImportRoots) - groupsCount(c.ExitRoots); c.HiddenRootCalls > count {
 				line += fmt.Sprintf(", %d with their callees", c.HiddenRootCalls)
 			}
 			dc.add(chunk{lines: []string{line}})
 		}
+		if len(c.ExitRoots) > 0 {
+			dc.add(chunk{lines: []string{"… " + exitsText(c.ExitRoots, c.ExitRootCalls)}})
+		}
 		if len(c.ImportRoots) > 0 {
 			dc.add(chunk{lines: []string{"… " + importsText(c.ImportRoots, c.ImportRootCalls, "the test runner imported")}})
+		}
+		if r.folded {
+			dc.foot = append(dc.foot, fmt.Sprintf("Folded: %s FUNC#N shows the calls folded below FUNC#N.", faces.Cmd("adi.call_tree")))
 		}
 		return dc
 	})
 }
 
-func (c *CallTree) render(dc *doc, d detail, n *CallNode, indent string) {
+// failureText says where the root failed: "Failed: E: msg, raised in m:f#2 at line 9, 4 levels
+// deep; the calls leading there are shown whatever the depth." (that last part when the path
+// goes past the depth limit).
+func (c *CallTree) failureText(d detail) string {
+	f := c.Failure
+	where := fmt.Sprintf("in %s, %s deep", f.FID, plural(f.Depth, "level"))
+	if f.Exception != nil && f.Exception.Line > 0 {
+		where = fmt.Sprintf("in %s at line %d, %s deep", f.FID, f.Exception.Line, plural(f.Depth, "level"))
+	}
+	if f.Depth > c.Depth {
+		where += "; the calls leading there are shown whatever the depth"
+	}
+	if f.Exception == nil {
+		return fmt.Sprintf("Unfinished: the run ended %s.", where)
+	}
+	return fmt.Sprintf("Failed: %s, raised %s.", short(flat(f.Exception.String()), max(d.valueLimit, failureLimit)), where)
+}
+
+// failureLimit is what a failure's exception is cut to in a call tree's head, when values are.
+const failureLimit = 300
+
+// The shrinks of a call tree besides shortening values (see CallTree.Text).
+var (
+	shrinkLate = shrink{"calls after the failure and during imports folded", func(d detail) detail { d.foldLate = true; return d }}
+)
+
+// setupShrinks fold the calls below library functions off the failure path, the biggest subtrees
+// first: those of 1000 calls or more, then 100, 20, 2.
+var setupShrinks, setupShrinksNoFailure = setupFolds("callees of library calls off the failure path folded"),
+	setupFolds("callees of library calls folded")
+
+func setupFolds(note string) []shrink {
+	var out []shrink
+	for _, least := range []int{1000, 100, 20, 2} {
+		out = append(out, shrink{note, func(d detail) detail { d.foldSetup = least; return d }})
+	}
+	return out
+}
+
+// treeRenderer renders the nodes of a call tree at one detail level.
+type treeRenderer struct {
+	dc     *doc
+	d      detail
+	folded bool // a line stands for calls folded (the answer says how to show them)
+	// failure is the exception of the failure the head names: the nodes on its path that raised
+	// it say only its type
+	failure *Exception
+}
+
+func (r *treeRenderer) node(n *CallNode, indent string) {
+	dc, d := r.dc, r.d
 	dc.total++
-	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), d.outcome(n.Status, n.Return, n.Exception))
+	outcome := d.frameOutcome(n.Status, n.Return, n.Exception, Yielded{n.Kind, n.Yields, n.LastYield})
+	if e := n.Exception; n.Failure && n.Status == Raised && e != nil && r.failure != nil &&
+		e.Type == r.failure.Type && e.Message == r.failure.Message {
+		outcome = "raised " + e.Type[strings.LastIndexByte(e.Type, '.')+1:] + " (the failure)"
+	}
+	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), outcome)
 	if n.Thread != "" {
 		line += "  [thread " + n.Thread + "]"
 	}
-	dc.add(chunk{lines: []string{line}, first: dc.total, last: dc.total})
+	dc.add(chunk{lines: []string{line}, first: dc.total, last: dc.total, keep: n.Failure})
 	if len(n.Imports) > 0 {
 		dc.add(chunk{lines: []string{indent + "  … " + importsText(n.Imports, n.ImportCalls, "imported")}})
 	}
-	for _, k := range n.Children {
-		c.render(dc, d, k, indent+"  ")
+	if d.foldSetup > 0 && indent != "" && !n.Failure && !n.own && len(n.Children) > 0 && n.below >= d.foldSetup {
+		r.folded = true
+		count := groupsCount(n.calls)
+		line := indent + "  … " + groupsTextMax(n.calls, "", 3) + " folded"
+		if n.below > count {
+			line += fmt.Sprintf(", %d with their callees", n.below)
+		}
+		dc.add(chunk{lines: []string{line}})
+		return
+	}
+	for k := 0; k < len(n.Children); {
+		kid := n.Children[k]
+		if len(kid.HiddenBefore) > 0 {
+			dc.add(chunk{lines: []string{indent + "  … " + hiddenText(kid.HiddenBefore, kid.HiddenBeforeCalls, "earlier ")}})
+		}
+		if what := r.late(kid); what != "" {
+			j := k + 1
+			for j < len(n.Children) && len(n.Children[j].HiddenBefore) == 0 && r.late(n.Children[j]) == what {
+				j++
+			}
+			var groups []CallGroup
+			total := 0
+			for _, g := range n.Children[k:j] {
+				groups = addGroup(groups, g.FID)
+				total += 1 + g.below + g.ImportCalls
+			}
+			r.folded = true
+			dc.add(chunk{lines: []string{indent + "  … " + what + ", folded: " + hiddenText(groups, total, "")}})
+			k = j
+			continue
+		}
+		r.node(kid, indent+"  ")
+		k++
 	}
 	if len(n.Hidden) == 0 {
 		return
 	}
-	count := 0
-	for _, g := range n.Hidden {
-		count += g.Count
-	}
-	line = indent + "  … " + groupsText(n.Hidden, "more ")
+	line = indent + "  … " + hiddenText(n.Hidden, n.HiddenCalls, "more ")
 	if n.HiddenBy == "depth" {
 		line = indent + "  … " + groupsText(n.Hidden, "") + " below the depth limit"
-	}
-	if n.HiddenCalls > count {
-		line += fmt.Sprintf(", %d with their callees", n.HiddenCalls)
+		if count := groupsCount(n.Hidden); n.HiddenCalls > count {
+			line += fmt.Sprintf(", %d with their callees", n.HiddenCalls)
+		}
 	}
 	dc.add(chunk{lines: []string{line}})
+}
+
+// late says why node n is folded at this detail level with the calls like it beside it ("after
+// the failure", "during an import"), "" when it is not.
+func (r *treeRenderer) late(n *CallNode) string {
+	switch {
+	case !r.d.foldLate || n.Failure:
+		return ""
+	case n.Teardown:
+		return "after the failure"
+	case n.ImportTime:
+		return "during an import"
+	}
+	return ""
+}
+
+// hiddenText writes "240 more calls to fib, 300 with their callees": groupsText with the calls
+// left out counted with their callees when that is more.
+func hiddenText(gs []CallGroup, calls int, more string) string {
+	line := groupsText(gs, more)
+	if calls > groupsCount(gs) {
+		line += fmt.Sprintf(", %d with their callees", calls)
+	}
+	return line
+}
+
+// exitsText writes "at exit: 14 calls to Signal._remove_receiver (call-tree
+// m:Signal._remove_receiver#1 shows the first)", with how many calls they made if any.
+func exitsText(gs []CallGroup, calls int) string {
+	line := "at exit (after the main module ended): " + groupsTextMax(gs, "", 3)
+	if calls > groupsCount(gs) {
+		line += fmt.Sprintf(", %d with their callees", calls)
+	}
+	shows := "shows it"
+	if groupsCount(gs) > 1 {
+		shows = "shows the first"
+	}
+	return line + fmt.Sprintf(" (%s %s %s)", faces.Cmd("adi.call_tree"), gs[0].First, shows)
+}
+
+// groupsCount counts the calls of groups.
+func groupsCount(gs []CallGroup) int {
+	n := 0
+	for _, g := range gs {
+		n += g.Count
+	}
+	return n
+}
+
+// addGroup counts one more call, fid, in groups by function (CallGroup), in order of first call.
+func addGroup(gs []CallGroup, fid string) []CallGroup {
+	fn, _, _ := cutLast(fid, '#')
+	for i := range gs {
+		if gs[i].Func == fn {
+			gs[i].Count++
+			return gs
+		}
+	}
+	return append(gs, CallGroup{Func: fn, Count: 1, First: fid})
 }
 
 // importsText writes "imported networkx, json: 2013 calls (call-tree networkx:<module>#1 shows
@@ -395,19 +764,30 @@ func importsText(groups []CallGroup, calls int, verb string) string {
 const importsNamed = 8
 
 // groupsText writes "240 more calls to fib" or "12 more calls (8 to fib, 4 to g)".
-func groupsText(gs []CallGroup, more string) string {
-	total := 0
-	parts := make([]string, len(gs))
-	for i, g := range gs {
-		total += g.Count
-		parts[i] = fmt.Sprintf("%d to %s", g.Count, ShortName(g.Func))
-	}
+func groupsText(gs []CallGroup, more string) string { return groupsTextMax(gs, more, len(gs)) }
+
+// groupsTextMax is groupsText naming at most named functions: "30 calls (8 to fib, 4 to g, 18 to
+// 5 others)".
+func groupsTextMax(gs []CallGroup, more string, named int) string {
+	total := groupsCount(gs)
 	calls := more + "calls"
 	if total == 1 {
 		calls = more + "call"
 	}
 	if len(gs) == 1 {
 		return fmt.Sprintf("%d %s to %s", total, calls, ShortName(gs[0].Func))
+	}
+	parts := make([]string, 0, min(len(gs), named+1))
+	rest := 0
+	for i, g := range gs {
+		if i >= named && len(gs) > named+1 {
+			rest += g.Count
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d to %s", g.Count, ShortName(g.Func)))
+	}
+	if rest > 0 {
+		parts = append(parts, fmt.Sprintf("%d to %d others", rest, len(gs)-named))
 	}
 	return fmt.Sprintf("%d %s (%s)", total, calls, strings.Join(parts, ", "))
 }

@@ -1,10 +1,13 @@
 package adi
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // importsTrace is the recording of app.py, which imports lib (which imports lib.sub, defines a
@@ -127,4 +130,284 @@ app:square#1(x=0) → 0  [thread ThreadPoolExecutor-0_0]
 	assert.Equal(t, "entry frame", tr.FrameSummary(0).callerText())
 	tr.Live = true
 	assert.Equal(t, "entry frame", tr.FrameSummary(1).callerText())
+}
+
+// TestGeneratorsSayWhatTheyYielded: a generator's line in a call tree, a frame list and an FLT's
+// call says how often it yielded and its last value (the None it returned says nothing), then how
+// it ended when it did not return; a coroutine's return value stays.
+func TestGeneratorsSayWhatTheyYielded(t *testing.T) {
+	const g = "/p/g.py"
+	gen := func(fn string, n int, st Status, value string, exc *Exception) Frame {
+		f := ret(fn, n, 0, 9, g, 1, value)
+		f.Code.Kind, f.Status, f.Exception = GeneratorCode, st, exc
+		if exc != nil {
+			f.Outcome = Raising(exc)
+		}
+		return f
+	}
+	coro := ret("g:fetch", 1, 0, 12, g, 20, "5")
+	coro.Code.Kind = CoroutineCode
+	tr := newTrace("/p",
+		ret("g:<module>", 1, -1, 0, g, 1, "None"),
+		gen("g:evens", 1, Returned, "None", nil),
+		gen("g:evens", 2, Returned, "None", nil),
+		gen("g:pairs", 1, Returned, "2", nil),
+		gen("g:parse", 1, Raised, "", &Exception{Type: "ValueError", Message: "bad", Line: 4}),
+		gen("g:ticks", 1, Raised, "", &Exception{Type: "GeneratorExit", Line: 6}),
+		gen("g:stream", 1, Unfinished, "", nil),
+		gen("g:rows", 1, Returned, "None", nil),
+		coro,
+	)
+	tr.Frames[6].Outcome = NoOutcome
+	for _, v := range []string{"0", "2", "'x' * 3"} {
+		tr.AddYield(1, v)
+	}
+	tr.AddYield(3, "('a', 1)")
+	tr.AddYield(4, "'b'")
+	tr.AddYield(5, "0")
+	tr.AddYield(6, "1")
+	tr.AddYield(7, "") // not rendered (a bare call)
+	tr.AddYield(8, "None")
+	assert.Equal(t, `Call tree of g:<module>#1 (depth 3, width 10):
+g:<module>#1() → None
+  g:evens#1() → yielded 3 (last 'x' * 3)
+  g:evens#2() → yielded nothing
+  g:pairs#1() → yielded 1 (last ('a', 1)), returned 2
+  g:parse#1() → yielded 1 (last 'b'), then raised ValueError: bad
+  g:ticks#1() → yielded 1 (last 0), then closed (GeneratorExit) at line 6
+  g:stream#1() → yielded 1 (last 1), unfinished
+  g:rows#1() → yielded 1
+  g:fetch#1() → 5
+`, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}))
+	assert.Equal(t, "g:evens#1 → yielded 3 (last 'x' * 3)", detail{}.callText(tr.callView(1)))
+	row := tr.FrameSummary(1)
+	assert.Equal(t, "yielded 3 (last 'x' * 3)", detail{}.frameOutcome(row.Status, row.Return, row.Exception, Yielded{row.Kind, row.Yields, row.LastYield}))
+	assert.Equal(t, "'x' * 3", tr.FrameJSON(1).LastYield)
+}
+
+// deepFailure is the recording of app.py, which fails deep in lib after some setup, with calls at
+// exit:
+//
+//	/p/app.py                                   /p/lib.py
+//	 1 import atexit, lib                       lib.configure() calls setopt 12 times;
+//	 2 def validate(opts): return True          lib.run(opts) calls step(1), step(2), step(3),
+//	 3 def main():                              and close() in a finally; step(3) calls check(7),
+//	 4     opts = lib.configure()               which raises ValueError('bad item 7') at line 31;
+//	 5     for i in range(6): lib.register(i)   lib registers cleanup() with atexit twice.
+//	 6     validate(opts)
+//	 7     try: lib.run(opts)                   lib.shutdown(reason) calls flush 3 times.
+//	 9     finally: lib.shutdown('error')
+//	10 main()
+func deepFailure() *Trace {
+	const app, lib = "/p/app.py", "/p/lib.py"
+	var frames []Frame
+	counts := map[string]int{}
+	add := func(fn string, caller, callLine int, file string, value string, args ...Arg) int {
+		counts[fn]++
+		frames = append(frames, ret(fn, counts[fn], caller, callLine, file, 1, value, args...))
+		return len(frames) - 1
+	}
+	fail := func(j, line int) {
+		frames[j].Status, frames[j].Outcome = Raised, Raising(&Exception{Type: "ValueError", Message: "bad item 7", Line: line})
+	}
+	mod := add("app:<module>", -1, 0, app, "")
+	fail(mod, 8)
+	add("lib:<module>", mod, 1, lib, "None")
+	main := add("app:main", mod, 8, app, "")
+	fail(main, 7)
+	cfg := add("lib:configure", main, 4, lib, "{'debug': False}")
+	for i := range 12 {
+		add("lib:setopt", cfg, 3, lib, "None", Arg{"k", strconv.Itoa(i)})
+	}
+	for i := range 6 {
+		add("lib:register", main, 5, lib, "None", Arg{"i", strconv.Itoa(i)})
+	}
+	add("app:validate", main, 6, app, "True", Arg{"opts", "{'debug': False}"})
+	run := add("lib:run", main, 7, lib, "", Arg{"opts", "{'debug': False}"})
+	fail(run, 12)
+	add("lib:step", run, 12, lib, "1", Arg{"n", "1"})
+	add("lib:step", run, 12, lib, "2", Arg{"n", "2"})
+	step := add("lib:step", run, 12, lib, "", Arg{"n", "3"})
+	fail(step, 22)
+	check := add("lib:check", step, 22, lib, "", Arg{"v", "7"})
+	fail(check, 31)
+	add("lib:close", run, 15, lib, "None")
+	add("lib:flush", len(frames)-1, 40, lib, "None")
+	down := add("lib:shutdown", main, 9, lib, "None", Arg{"reason", "'error'"})
+	for range 3 {
+		add("lib:flush", down, 44, lib, "None")
+	}
+	add("lib:cleanup", -1, 0, lib, "None")
+	add("lib:flush", len(frames)-1, 40, lib, "None")
+	add("lib:cleanup", -1, 0, lib, "None")
+	return newTrace("/p", frames...)
+}
+
+// TestCallTreeLeadsToTheFailure: a run that failed says where in its head, and its tree shows
+// the calls leading there whatever the depth; the calls at exit are summed up in one line. Under
+// the budget the calls after the failure fold first, then the calls below library functions off
+// the path (not the entry script's), then values, then the middle is cut but for the failure
+// path; the answer says how to open what was folded.
+func TestCallTreeLeadsToTheFailure(t *testing.T) {
+	tr := deepFailure()
+	run := mustRunTree(t, tr, TreeOptions{}, false)
+	assert.Equal(t, `Call tree of the run: 3 entry frames (depth 3, width 10):
+Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 4 levels deep; the calls leading there are shown whatever the depth.
+app:<module>#1() → raised ValueError (the failure)
+  … imported lib: 1 call (call-tree lib:<module>#1 shows it)
+  app:main#1() → raised ValueError (the failure)
+    lib:configure#1() → {'debug': False}
+      lib:setopt#1(k=0) → None
+      lib:setopt#2(k=1) → None
+      lib:setopt#3(k=2) → None
+      lib:setopt#4(k=3) → None
+      lib:setopt#5(k=4) → None
+      lib:setopt#6(k=5) → None
+      lib:setopt#7(k=6) → None
+      lib:setopt#8(k=7) → None
+      lib:setopt#9(k=8) → None
+      lib:setopt#10(k=9) → None
+      … 2 more calls to setopt
+    lib:register#1(i=0) → None
+    lib:register#2(i=1) → None
+    lib:register#3(i=2) → None
+    lib:register#4(i=3) → None
+    lib:register#5(i=4) → None
+    lib:register#6(i=5) → None
+    app:validate#1(opts={'debug': False}) → True
+    lib:run#1(opts={'debug': False}) → raised ValueError (the failure)
+      lib:step#1(n=1) → 1
+      lib:step#2(n=2) → 2
+      lib:step#3(n=3) → raised ValueError (the failure)
+        lib:check#1(v=7) → raised ValueError (the failure)
+      lib:close#1() → None
+        … 1 call to flush below the depth limit
+    lib:shutdown#1(reason='error') → None
+      lib:flush#2() → None
+      lib:flush#3() → None
+      lib:flush#4() → None
+… at exit (after the main module ended): 2 calls to cleanup, 3 with their callees (adi call-tree lib:cleanup#1 shows the first)
+`, faces.CLI.Render(run.Text(TextOptions{})))
+	assert.Equal(t, &TreeFailure{FID: "lib:check#1", Exception: &Exception{Type: "ValueError", Message: "bad item 7", Line: 31}, Depth: 4}, run.Failure)
+	main := run.Roots[0].Children[0]
+	assert.True(t, main.Failure)
+	assert.True(t, main.Children[8].Children[3].Teardown) // close, in run's finally
+	assert.True(t, main.Children[9].Teardown)             // shutdown, in main's finally
+	assert.Equal(t, []CallGroup{{Func: "lib:cleanup", Count: 2, First: "lib:cleanup#1"}}, run.ExitRoots)
+
+	// under the budget: the calls after the failure fold, then the calls below configure
+	assert.Equal(t, `Call tree of the run: 3 entry frames (depth 3, width 10):
+Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 4 levels deep; the calls leading there are shown whatever the depth.
+app:<module>#1() → raised ValueError (the failure)
+  … imported lib: 1 call (call-tree lib:<module>#1 shows it)
+  app:main#1() → raised ValueError (the failure)
+    lib:configure#1() → {'debug': False}
+      … 12 calls to setopt folded
+    lib:register#1(i=0) → None
+    lib:register#2(i=1) → None
+    lib:register#3(i=2) → None
+    lib:register#4(i=3) → None
+    lib:register#5(i=4) → None
+    lib:register#6(i=5) → None
+    app:validate#1(opts={'debug': False}) → True
+    lib:run#1(opts={'debug': False}) → raised ValueError (the failure)
+      lib:step#1(n=1) → 1
+      lib:step#2(n=2) → 2
+      lib:step#3(n=3) → raised ValueError (the failure)
+        lib:check#1(v=7) → raised ValueError (the failure)
+      … after the failure, folded: 1 call to close
+    … after the failure, folded: 1 call to shutdown, 4 with their callees
+… at exit (after the main module ended): 2 calls to cleanup, 3 with their callees (adi call-tree lib:cleanup#1 shows the first)
+Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
+(shrunk to fit the 380-token budget: calls after the failure and during imports folded; callees of library calls off the failure path folded)
+`, faces.CLI.Render(run.Text(TextOptions{Budget: 380})))
+	// tighter: the middle is cut, but not the failure path
+	assert.Equal(t, `Call tree of the run: 3 entry frames (depth 3, width 10):
+Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 4 levels deep; the calls leading there are shown whatever the depth.
+app:<module>#1() → raised ValueError (the failure)
+  … imported lib: 1 call (call-tree lib:<module>#1 shows it)
+  app:main#1() → raised ValueError (the failure)
+┆ … nodes 3–10 of 15 cut here to fit the budget
+    lib:run#1(opts={'debug': False}) → raised ValueError (the failure)
+┆ … nodes 12–13 of 15 cut here to fit the budget
+      lib:step#3(n=3) → raised ValueError (the failure)
+        lib:check#1(v=7) → raised ValueError (the failure)
+┆ … 2 parts cut here to fit the budget
+… at exit (after the main module ended): 2 calls to cleanup, 3 with their callees (adi call-tree lib:cleanup#1 shows the first)
+Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
+(shrunk to fit the 300-token budget: calls after the failure and during imports folded; callees of library calls off the failure path folded; nodes 3–13 of 15 cut but for the failure path)
+`, faces.CLI.Render(run.Text(TextOptions{Budget: 300})))
+
+	for _, budget := range []int{200, 250, 300, 350, 400} {
+		assert.LessOrEqual(t, Tokens(run.Text(TextOptions{Budget: budget})), budget, "budget %d", budget)
+	}
+
+	// more calls than the width: the callee on the failure path, the entry script's calls, then
+	// the calls nearest the failure; the earlier ones are counted where they were made
+	assert.Equal(t, `Call tree of app:main#1 (depth 1, width 4):
+Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 3 levels deep; the calls leading there are shown whatever the depth.
+app:main#1() → raised ValueError (the failure)
+  … 5 earlier calls (1 to configure, 4 to register), 17 with their callees
+  lib:register#5(i=4) → None
+  lib:register#6(i=5) → None
+  app:validate#1(opts={'debug': False}) → True
+  lib:run#1(opts={'debug': False}) → raised ValueError (the failure)
+    lib:step#1(n=1) → 1
+    lib:step#2(n=2) → 2
+    lib:step#3(n=3) → raised ValueError (the failure)
+      lib:check#1(v=7) → raised ValueError (the failure)
+    lib:close#1() → None
+      … 1 call to flush below the depth limit
+  … 1 more call to shutdown, 4 with their callees
+`, faces.CLI.Render(mustTree(t, tr, 2, TreeOptions{Depth: 1, Width: 4}).Text(TextOptions{})))
+}
+
+// TestFailurePaths: sys.exit(0) is no failure and sys.exit(2) is one; a run that ended inside its
+// calls (os._exit, a kill) leads to the innermost call then active; a call made during an import
+// (its values not rendered) folds first.
+func TestFailurePaths(t *testing.T) {
+	exit := func(status string, st Status) *Trace {
+		mod := ret("t:<module>", 1, -1, 0, "/p/t.py", 1, "")
+		main := ret("t:main", 1, 0, 9, "/p/t.py", 3, "")
+		leave := ret("t:leave", 1, 8, 5, "/p/t.py", 7, "")
+		hook := ret("t:hook", 1, 0, 2, "/p/t.py", 11, "None", Arg{"name", "<not rendered: during an import>"})
+		hook.ArgsFP = ImportFP
+		for _, f := range []*Frame{&mod, &main, &leave} {
+			f.Status = st
+			if st == Raised {
+				f.Outcome = Raising(&Exception{Type: "SystemExit", Message: status, Line: 8})
+			} else {
+				f.Outcome = NoOutcome
+			}
+		}
+		reg := func(n int) Frame {
+			f := ret("t:register", n, 1, 12, "/p/t.py", 14, "None", Arg{"name", "<not rendered: during an import>"})
+			f.ArgsFP = ImportFP
+			return f
+		}
+		return newTrace("/p", mod, hook, reg(1), reg(2), reg(3), reg(4), reg(5), reg(6), main, leave)
+	}
+	assert.Nil(t, mustRunTree(t, exit("0", Raised), TreeOptions{}, false).Failure)
+	assert.Equal(t, `Call tree of t:<module>#1 (depth 3, width 10):
+Failed: SystemExit: 2, raised in t:leave#1 at line 8, 2 levels deep.
+t:<module>#1() → raised SystemExit (the failure)
+  t:hook#1(name=<not rendered: during an import>) → None
+    t:register#1(name=<not rendered: during an import>) → None
+    t:register#2(name=<not rendered: during an import>) → None
+    t:register#3(name=<not rendered: during an import>) → None
+    t:register#4(name=<not rendered: during an import>) → None
+    t:register#5(name=<not rendered: during an import>) → None
+    t:register#6(name=<not rendered: during an import>) → None
+  t:main#1() → raised SystemExit (the failure)
+    t:leave#1() → raised SystemExit (the failure)
+`, mustRunTree(t, exit("2", Raised), TreeOptions{}, false).Text(TextOptions{}))
+	assert.Equal(t, `Call tree of t:<module>#1 (depth 3, width 10):
+Unfinished: the run ended in t:leave#1, 2 levels deep.
+t:<module>#1() → (unfinished)
+  … during an import, folded: 1 call to hook, 7 with their callees
+  t:main#1() → (unfinished)
+    t:leave#1() → (unfinished)
+Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
+(shrunk to fit the 130-token budget: calls after the failure and during imports folded)
+`, faces.CLI.Render(mustRunTree(t, exit("", Unfinished), TreeOptions{}, false).Text(TextOptions{Budget: 130})))
 }

@@ -2,8 +2,11 @@ package adi
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adi-bridge/adi/internal/faces"
 )
 
 // Text renders the FLT the way the ADI paper shows it: the frame and its arguments, every executed
@@ -13,13 +16,21 @@ import (
 func (v *FLTView) Text(o TextOptions) string {
 	tree := segment(v.Steps, 0, len(v.Steps), 0)
 	nodesSig(v.Steps, tree)
+	var notes []string
+	if o.LoopLine > 0 && o.LoopIndex > 0 {
+		headers := loopHeaders(tree, nil)
+		if !slices.Contains(headers, o.LoopLine) {
+			notes = append(notes, loopNote(o.LoopLine, o.LoopIndex, headers))
+			o.LoopIndex, o.LoopLine = 0, 0
+		}
+	}
 	width := 4
 	for _, s := range v.Steps {
 		width = max(width, len(strconv.Itoa(s.Line)))
 	}
 	shrinks := []shrink{shrinkFold1, shrinkFold2, shrinkValues, shrinkReturns}
 	return fitText(o, shrinks, func(d detail) doc {
-		r := &fltRenderer{v: v, d: d, o: o, pad: strings.Repeat(" ", width), width: width}
+		r := &fltRenderer{v: v, d: d, o: o, pad: strings.Repeat(" ", width), width: width, notes: notes}
 		return r.render(tree)
 	})
 }
@@ -66,21 +77,67 @@ func keepWatched[T any](o TextOptions, items []T, name func(T) string) []T {
 	return out
 }
 
-// shown says which iterations of l are shown in full: the ones Loop or LoopIndex ask for, else
-// shownIterations' choice at the renderer's fold level.
-func (r *fltRenderer) shown(l *tloop) []bool {
-	if r.o.Loop <= 0 && r.o.LoopIndex <= 0 {
-		return shownIterations(r.v.Steps, l, r.d.fold)
-	}
-	shown := make([]bool, len(l.iters))
-	for k, it := range l.iters {
-		if r.o.LoopIndex > 0 {
-			shown[k] = it.n == r.o.LoopIndex
-		} else {
-			shown[k] = k < r.o.Loop
+// loopHeaders lists the header lines of the loops of a node sequence, in the order they first
+// run, each once.
+func loopHeaders(nodes []tnode, out []int) []int {
+	for _, n := range nodes {
+		if n.loop == nil {
+			continue
+		}
+		if !slices.Contains(out, n.loop.header) {
+			out = append(out, n.loop.header)
+		}
+		for _, it := range n.loop.iters {
+			out = loopHeaders(it.nodes, out)
 		}
 	}
-	return shown
+	return out
+}
+
+// loopNote says that the loop index line:k names no loop of the frame, naming those it has.
+func loopNote(line, k int, headers []int) string {
+	opt := fmt.Sprintf("%s %d:%d", faces.Param("adi.flt", "loop_index"), line, k)
+	if len(headers) == 0 {
+		return fmt.Sprintf("Note: %s names no loop: this invocation ran none.", opt)
+	}
+	lines := make([]string, len(headers))
+	for i, h := range headers {
+		lines[i] = strconv.Itoa(h)
+	}
+	return fmt.Sprintf("Note: %s names no loop of this invocation; its loops' headers are on line(s) %s (adi chose the iterations shown).",
+		opt, strings.Join(lines, ", "))
+}
+
+// shown says which iterations of l are shown in full: the ones Loop or LoopIndex ask for, else
+// shownIterations' choice at the renderer's fold level, with more shown where a fold would hide
+// an iteration unlike those beside it (alike); the iteration holding the marked step always. It
+// also says whether the choice was adi's.
+func (r *fltRenderer) shown(l *tloop) (shown []bool, chosen bool) {
+	index := r.o.LoopIndex > 0 && (r.o.LoopLine == 0 || r.o.LoopLine == l.header)
+	switch {
+	case index || r.o.Loop > 0:
+		shown = make([]bool, len(l.iters))
+		for k, it := range l.iters {
+			if index {
+				shown[k] = it.n == r.o.LoopIndex
+			} else {
+				shown[k] = k < r.o.Loop
+			}
+		}
+	default:
+		shown, chosen = shownIterations(r.v.Steps, l, r.d.fold), true
+	}
+	if m := r.v.Mark; m != nil {
+		for k, it := range l.iters {
+			if it.from <= m.Step && m.Step < it.to {
+				shown[k] = true
+			}
+		}
+	}
+	if chosen {
+		alike(l, shown)
+	}
+	return shown, chosen
 }
 
 // fltRenderer renders one FLTView at one detail level.
@@ -91,6 +148,7 @@ type fltRenderer struct {
 	pad   string // blank line-number column
 	width int
 	doc   doc
+	notes []string // head lines about the options (loopNote)
 }
 
 func (r *fltRenderer) render(tree []tnode) doc {
@@ -107,6 +165,7 @@ func (r *fltRenderer) render(tree []tnode) doc {
 		r.doc.head = append(r.doc.head, "Watching: "+strings.Join(r.o.Watch, ", ")+" (the other variables are not shown)")
 	}
 	r.doc.head = append(r.doc.head, v.Recording.notes()...)
+	r.doc.head = append(r.doc.head, r.notes...)
 	if v.Dropped > 0 {
 		r.doc.head = append(r.doc.head, fmt.Sprintf("Note: the step limit was reached: the last %d step(s) of this invocation were not recorded.", v.Dropped))
 	}
@@ -183,7 +242,7 @@ func (r *fltRenderer) nodes(ns []tnode) {
 // loop renders the shown iterations of l in full and one fold line for each run of the others.
 // When some are folded, each shown iteration is labelled with its number.
 func (r *fltRenderer) loop(l *tloop) {
-	shown := r.shown(l)
+	shown, chosen := r.shown(l)
 	folds := false
 	for _, s := range shown {
 		folds = folds || !s
@@ -202,26 +261,35 @@ func (r *fltRenderer) loop(l *tloop) {
 		for j < len(l.iters) && !shown[j] {
 			j++
 		}
-		r.fold(l, l.iters[k:j])
+		r.fold(l, l.iters[k:j], r.foldPath(l, k, j, chosen))
 		k = j
 	}
 }
 
-// fold writes the line standing for the folded iterations its of l: how many, whether they took
-// one path, which variables change inside them, and the calls and events they hide.
-func (r *fltRenderer) fold(l *tloop, its []titer) {
+// foldPath says which paths the folded iterations k..j-1 of l took: those of the shown
+// iterations before them when adi chose what to fold (foldsLike: alike keeps it so), else how
+// many ("same path", "2 different paths").
+func (r *fltRenderer) foldPath(l *tloop, k, j int, chosen bool) string {
+	if chosen && k > 0 {
+		return foldsLike(l, k, j)
+	}
+	paths := map[uint64]bool{}
+	for _, it := range l.iters[k:j] {
+		paths[it.path] = true
+	}
+	if len(paths) == 1 {
+		return "same path"
+	}
+	return fmt.Sprintf("%d different paths", len(paths))
+}
+
+// fold writes the line standing for the folded iterations its of l: how many, the paths they
+// took, which variables change inside them, and the calls and events they hide.
+func (r *fltRenderer) fold(l *tloop, its []titer, path string) {
 	from, to := its[0].from, its[len(its)-1].to
 	span := fmt.Sprintf("iteration %d", its[0].n)
 	if len(its) > 1 {
 		span = fmt.Sprintf("iterations %d–%d", its[0].n, its[len(its)-1].n)
-	}
-	sigs := map[uint64]bool{}
-	for _, it := range its {
-		sigs[it.sig] = true
-	}
-	path := "same path"
-	if len(sigs) > 1 {
-		path = fmt.Sprintf("%d different paths", len(sigs))
 	}
 	var changing, calls, raised counter
 	yields := 0
@@ -281,6 +349,10 @@ func (r *fltRenderer) step(i int) {
 	}
 	if s.Test != nil {
 		lines[len(lines)-1] += testOutcome(*s.Test)
+	}
+	if m := r.v.Mark; m != nil && m.Step == i {
+		lines[len(lines)-1] += fmt.Sprintf("   ◀ the condition held here (visit %d of line %d; %s %s %d %s %d runs a statement here)",
+			m.Visit, m.Line, faces.Cmd("adi.execute"), faces.Param("adi.execute", "line"), m.Line, faces.Param("adi.execute", "visit"), m.Visit)
 	}
 	for _, sub := range events {
 		lines = append(lines, r.pad+" |   "+sub)
@@ -353,7 +425,7 @@ func (d detail) callText(c CallView) string {
 	case d.noReturns:
 		return c.FID
 	default:
-		return c.FID + " → " + d.outcome(c.Status, c.Return, c.Exception)
+		return c.FID + " → " + d.frameOutcome(c.Status, c.Return, c.Exception, Yielded{c.Kind, c.Yields, c.LastYield})
 	}
 }
 

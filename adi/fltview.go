@@ -10,6 +10,33 @@ type FLTView struct {
 	// Page is set when the answer carries part of τ (StepsQuery): which part, and what a
 	// program needs to page through the rest.
 	Page *StepsPage `json:"page,omitempty"`
+	// Mark is the step a breakpoint's line condition held at (break --if-eval-lineno), when the
+	// FLT is shown for its hit.
+	Mark *StepMark `json:"mark,omitempty"`
+}
+
+// StepMark points at one step of τ: the Visit-th step at Line (the k-th visit, as exec's -k
+// counts), Step its index in τ.
+type StepMark struct {
+	Step  int `json:"step"`
+	Line  int `json:"line"`
+	Visit int `json:"visit"`
+}
+
+// MarkVisit marks the visit-th step at line, the moment a breakpoint's line condition held; it
+// reports whether τ has that step.
+func (v *FLTView) MarkVisit(line, visit int) bool {
+	seen := 0
+	for i, s := range v.Steps {
+		if s.Line != line {
+			continue
+		}
+		if seen++; seen == visit {
+			v.Mark = &StepMark{Step: i, Line: line, Visit: visit}
+			return true
+		}
+	}
+	return false
 }
 
 // StepView is one step of τ with its callees resolved.
@@ -32,6 +59,10 @@ type CallView struct {
 	Status    Status     `json:"status,omitempty"`
 	Return    string     `json:"return,omitempty"`
 	Exception *Exception `json:"exception,omitempty"`
+	// Kind, Yields and LastYield say, for a generator, what it yielded (FrameSummary's fields).
+	Kind      string `json:"kind,omitempty"`
+	Yields    int    `json:"yields,omitempty"`
+	LastYield string `json:"last_yield,omitempty"`
 }
 
 // FLTView resolves flt, an FLT of a frame of t, for rendering.
@@ -59,7 +90,8 @@ func (t *Trace) callView(j int) CallView {
 	if f == nil {
 		return CallView{Frame: j}
 	}
-	return CallView{FID: f.FID().String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception}
+	return CallView{FID: f.FID().String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception,
+		Kind: f.Code.Kind.String(), Yields: t.Yields(j), LastYield: t.LastYield(j)}
 }
 
 // funcName is the function part of the callee's fid.

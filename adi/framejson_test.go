@@ -21,7 +21,7 @@ func TestFrameJSONUnchanged(t *testing.T) {
 	}}
 	tr.Index()
 	for range 3 {
-		tr.AddYield(1)
+		tr.AddYield(1, "")
 	}
 	frames := make([]FrameJSON, tr.Len())
 	for i := range frames {

@@ -66,7 +66,7 @@ func (l *FrameList) Text(o TextOptions) string {
 		for i, f := range l.Frames {
 			_, n, _ := cutLast(f.FID, '#')
 			line := fmt.Sprintf("  #%s  %s  args: %s  → %s   target: %s", n, f.FID,
-				d.argsText(f.Args), d.outcome(f.Status, f.Return, f.Exception), f.Target)
+				d.argsText(f.Args), d.frameOutcome(f.Status, f.Return, f.Exception, Yielded{f.Kind, f.Yields, f.LastYield}), f.Target)
 			if f.LineTarget != "" {
 				line += "  line-target: " + f.LineTarget
 			}

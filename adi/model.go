@@ -235,6 +235,10 @@ const (
 	NotRecorded = "<not recorded>"
 )
 
+// ImportFP is the fingerprint of a call made while a module of the program was being imported
+// (probe/PROTOCOL.md): its values are not rendered.
+const ImportFP = "~import"
+
 // Bare reports whether the recording holds no values for the frame yet (see BareFP).
 func (a *Arguments) Bare() bool { return a.ArgsFP == BareFP }
 
@@ -265,7 +269,8 @@ type FrameJSON struct {
 	Status    Status     `json:"status"`
 	Return    string     `json:"return,omitempty"`
 	Exception *Exception `json:"exception,omitempty"`
-	Yields    int        `json:"yields,omitempty"` // times a generator or coroutine suspended
+	Yields    int        `json:"yields,omitempty"`     // times a generator or coroutine suspended
+	LastYield string     `json:"last_yield,omitempty"` // the repr of the value it yielded last, when recorded
 	Callees   []int32    `json:"callees,omitempty"`
 }
 
@@ -276,7 +281,7 @@ func (t *Trace) FrameJSON(i int) FrameJSON {
 		Index: i, FID: f.FID(), Caller: int(f.Caller), Thread: int(f.Thread), Depth: t.Depth(i),
 		File: f.File, Line: int(f.Line), CallLine: int(f.CallLine), Args: f.Args, ArgsFP: f.ArgsFP,
 		Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: t.Yields(i),
-		Callees: t.Callees(i),
+		LastYield: t.LastYield(i), Callees: t.Callees(i),
 	}
 }
 
@@ -294,12 +299,25 @@ func (t *Trace) Depth(i int) int {
 // Yields is how many times generator or coroutine frame i suspended (0 for other frames).
 func (t *Trace) Yields(i int) int { return int(t.yields[int32(i)]) }
 
-// AddYield counts one more suspension of frame i (for readers of a recording).
-func (t *Trace) AddYield(i int) {
+// LastYield is the repr of the value generator frame i yielded last, "" when it yielded none or
+// the recording did not render it (a bare call's: T keeps only how often it suspended).
+func (t *Trace) LastYield(i int) string { return t.lastYield[int32(i)] }
+
+// AddYield counts one more suspension of frame i, which yielded the value whose repr is value
+// ("" when not rendered), for readers of a recording.
+func (t *Trace) AddYield(i int, value string) {
 	if t.yields == nil {
 		t.yields = make(map[int32]int32)
 	}
 	t.yields[int32(i)]++
+	if value != "" {
+		if t.lastYield == nil {
+			t.lastYield = make(map[int32]string)
+		}
+		t.lastYield[int32(i)] = value
+	} else if t.lastYield != nil {
+		delete(t.lastYield, int32(i))
+	}
 }
 
 // NodeID is the node id pytest gave test frame i ("tests/test_x.py::test_f[a-1]"), or "" when the
@@ -352,8 +370,10 @@ type Trace struct {
 	// callees lists every frame that has a caller, ordered by caller, then by index: the callees
 	// of one frame are a run of it (see Callees).
 	callees []int32
-	// yields counts the suspensions of the generators and coroutines of T that suspended, by index.
-	yields map[int32]int32
+	// yields counts the suspensions of the generators and coroutines of T that suspended, by index;
+	// lastYield holds the repr of the last value each yielded, when it was rendered.
+	yields    map[int32]int32
+	lastYield map[int32]string
 	// nodeIDs holds the node ids pytest gave the test frames it called, by index (see NodeID).
 	nodeIDs map[int32]string
 	// sharedLine holds the functions whose file has another recorded function that starts on the

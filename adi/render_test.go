@@ -21,8 +21,8 @@ func generatorTrace() (*Trace, *FLT) {
 	gen := ret("c:count", 1, 0, 9, "/proj/c.py", 1, "", Arg{"n", "5"})
 	gen.Status = Unfinished
 	tr := newTrace("/proj", ret("c:<module>", 1, -1, 0, "/proj/c.py", 1, "None"), gen)
-	tr.AddYield(1)
-	tr.AddYield(1)
+	tr.AddYield(1, "")
+	tr.AddYield(1, "")
 	return tr, &FLT{Frame: 1, Steps: []Step{
 		{Line: 2, Stmt: "i = 0", Changes: []Change{{Name: "i", New: "0", Kind: New}}},
 		{Line: 3, Stmt: "while i < n:", Loop: []LoopPos{{Header: 3, Iteration: 1}}},
@@ -195,7 +195,7 @@ func TestLoopFitsBudget(t *testing.T) {
 	for _, want := range []string{
 		"   3 | for i in range(n):   [iteration 1]\n     |   + i = 0\n   4 | s += i\n",
 		"   3 | for i in range(n):   [iteration 30000]\n     |   ~ i = 29999 (was 29998)\n   4 | s += i\n     |   ~ s = 449985000 (was 449955001)\n",
-		"     ┆ … iterations 3–29999 of line 3 folded (29997 iterations, same path; changing: i, s)\n",
+		"     ┆ … iterations 3–29999 of line 3 folded (29997 iterations, same path as iteration 2; changing: i, s)\n",
 		"Return: 449985000\n",
 	} {
 		assert.Contains(t, out, want)

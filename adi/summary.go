@@ -23,6 +23,8 @@ type FrameSummary struct {
 	Return    string     `json:"return,omitempty"`
 	Exception *Exception `json:"exception,omitempty"`
 	Yields    int        `json:"yields,omitempty"`
+	// LastYield is the repr of the value a generator yielded last, when the recording has it.
+	LastYield string `json:"last_yield,omitempty"`
 	// Kind is what the invocation is when not a plain function's: "generator", "coroutine",
 	// "async generator" or "class" (a class body, whose Return reads "class NAME").
 	Kind string `json:"kind,omitempty"`
@@ -45,7 +47,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 	s := FrameSummary{
 		FID: f.FID().String(), Frame: j, CallLine: int(f.CallLine), File: f.File, Line: int(f.Line),
 		Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception, Yields: t.Yields(j),
-		Kind:    f.Code.Kind.String(),
+		LastYield: t.LastYield(j), Kind: f.Code.Kind.String(),
 		Target:  f.File + ":" + ShortName(f.FID().Func) + "#" + strconv.Itoa(f.FID().Index),
 		Running: t.Live && f.Status == Unfinished,
 		Thread:  t.ThreadName(j),
@@ -273,6 +275,45 @@ func (d detail) outcome(st Status, ret string, exc *Exception) string {
 		return "not started"
 	default:
 		return "(unfinished)"
+	}
+}
+
+// Yielded is what a generator invocation yielded, for the texts that show how it ended: its kind
+// (CodeKind.String), how often it suspended and the repr of the value it yielded last ("" when
+// not recorded).
+type Yielded struct {
+	Kind  string
+	Count int
+	Last  string
+}
+
+// frameOutcome renders how an invocation ended (outcome), saying for a generator what it yielded
+// rather than the None it returned: "yielded 3 (last 7)", "yielded nothing", "yielded 2 (last
+// 'b'), then raised ValueError: bad", "yielded 1 (last 0), then closed (GeneratorExit) at line
+// 4", "yielded 2 (last 1), unfinished"; a value it returned besides is added (", returned 5").
+func (d detail) frameOutcome(st Status, ret string, exc *Exception, y Yielded) string {
+	out := d.outcome(st, ret, exc)
+	if (y.Kind != "generator" && y.Kind != "async generator") || st == NotStarted {
+		return out
+	}
+	text := "yielded nothing"
+	if y.Count > 0 {
+		text = "yielded " + strconv.Itoa(y.Count)
+		if y.Last != "" && y.Last != NotRecorded {
+			text += " (last " + d.val(y.Last) + ")"
+		}
+	}
+	switch {
+	case st == Returned && (ret == "None" || ret == ""):
+		return text
+	case st == Returned:
+		return text + ", returned " + out
+	case y.Count == 0:
+		return out
+	case st == Raised:
+		return text + ", then " + out
+	default:
+		return text + ", unfinished"
 	}
 }
 

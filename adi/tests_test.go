@@ -31,9 +31,10 @@ func pytestTrace() *Trace {
 	line := func(n, caller int, value, qty, price, rate string) Frame {
 		return ret("cart:line_total", n, caller, 13, c, 4, value, Arg{"qty", qty}, Arg{"price", price}, Arg{"rate", rate})
 	}
+	imported := func(f Frame) Frame { f.ArgsFP = ImportFP; return f } // pytest imports the test file
 	return newTrace("/proj",
-		ret("test_cart:<module>", 1, -1, 0, tc, 1, "None"),
-		ret("cart:<module>", 1, 0, 3, c, 1, "None"),
+		imported(ret("test_cart:<module>", 1, -1, 0, tc, 1, "None")),
+		imported(ret("cart:<module>", 1, 0, 3, c, 1, "None")),
 		ret("test_cart:TestLine", 1, 0, 10, tc, 10, "None"),
 		failed,
 		ret("cart:total", 1, 3, 7, c, 10, "29.0", Arg{"items", "[(10, 2.0), (3, 3.0)]"}, Arg{"rate", "0.1"}),

@@ -267,6 +267,11 @@ func (s *Session) withFLT(ctx context.Context, nav *adi.NavResult) (adi.Result, 
 		return nil, err
 	}
 	nav.FLT = s.trace.FLTView(flt)
+	if bp := nav.Breakpoint; bp != nil && bp.Line > 0 {
+		if at, ok := s.hitAt[bp.Breakpoint][nav.Frame]; ok {
+			nav.FLT.MarkVisit(at[0], at[1])
+		}
+	}
 	return nav, nil
 }
 

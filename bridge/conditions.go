@@ -10,6 +10,18 @@ import (
 	"github.com/adi-bridge/adi/probe"
 )
 
+// setHitAt records where a line condition held in each of its hits (Session.hitAt).
+func (s *Session) setHitAt(b adi.Breakpoint, at map[int][2]int) {
+	if len(at) == 0 {
+		delete(s.hitAt, b)
+		return
+	}
+	if s.hitAt == nil {
+		s.hitAt = map[adi.Breakpoint]map[int][2]int{}
+	}
+	s.hitAt[b] = at
+}
+
 // ensureConditions evaluates, in one re-run, every condition of B not evaluated yet, recording the
 // FLTs of their first hits at the same time.
 func (s *Session) ensureConditions(ctx context.Context) error {
@@ -57,15 +69,20 @@ func (s *Session) ensureConditions(ctx context.Context) error {
 		b := pending[cr.ID]
 		inv := s.trace.Invocations(b.Func)
 		var hits []int
-		for _, n := range cr.Hits {
+		at := map[int][2]int{}
+		for k, n := range cr.Hits {
 			if n < 1 || n > len(inv) {
 				continue
 			}
 			// a hit counts for the recording's b.Func#n when the re-run's is the same invocation
 			if r, err := rt.Lookup(adi.FID{Func: b.Func, Index: n}); err == nil && s.sameFrame(rt, r, int(inv[n-1])) == "" {
 				hits = append(hits, int(inv[n-1]))
+				if k < len(cr.Visits) {
+					at[int(inv[n-1])] = cr.Visits[k]
+				}
 			}
 		}
+		s.setHitAt(b, at)
 		sort.Ints(hits)
 		s.hits[b] = nonNil(hits)
 		if errs := cr.DecodedErrors(); len(errs) > 0 {

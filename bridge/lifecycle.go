@@ -156,6 +156,11 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 		}
 		for _, h := range st.Hits {
 			s.hits[h.Breakpoint] = h.Frames
+			at := map[int][2]int{}
+			for _, a := range h.At {
+				at[a[0]] = [2]int{a[1], a[2]}
+			}
+			s.setHitAt(h.Breakpoint, at)
 		}
 	}
 	s.refreshInfo()

@@ -140,6 +140,7 @@ func (s *Session) NewLiveRun() (string, error) {
 	s.state = adi.NewState(t)
 	s.flts.reset()
 	clear(s.hits)
+	clear(s.hitAt)
 	clear(s.condErr)
 	s.saveState()
 	s.refreshInfo()
@@ -195,6 +196,7 @@ func (s *Session) takeRecording(rec *probe.Recording, run *Run, flts bool) {
 	}
 	if rec.Trace.Len() != old {
 		clear(s.hits)
+		clear(s.hitAt)
 		clear(s.condErr)
 		s.emit(Event{Session: s.ID, Kind: "trace_updated", Run: filepath.Base(run.Dir), Frames: rec.Trace.Len(), FLTs: s.flts.len()})
 	}

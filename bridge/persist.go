@@ -43,6 +43,8 @@ type stateFile struct {
 type condHits struct {
 	Breakpoint adi.Breakpoint `json:"breakpoint"`
 	Frames     []int          `json:"frames"`
+	// At says, for a condition checked at a line, where it held: [frame, line, visit] (Session.hitAt).
+	At [][3]int `json:"at,omitempty"`
 }
 
 func (s *Session) saveState() {
@@ -58,7 +60,13 @@ func (s *Session) writeState() error {
 		st.CurrentFID = f.FID().String()
 	}
 	for b, h := range s.hits {
-		st.Hits = append(st.Hits, condHits{Breakpoint: b, Frames: h})
+		c := condHits{Breakpoint: b, Frames: h}
+		for _, j := range h {
+			if at, ok := s.hitAt[b][j]; ok {
+				c.At = append(c.At, [3]int{j, at[0], at[1]})
+			}
+		}
+		st.Hits = append(st.Hits, c)
 	}
 	sort.Slice(st.Hits, func(a, b int) bool { return st.Hits[a].Breakpoint.String() < st.Hits[b].Breakpoint.String() })
 	b, err := json.MarshalIndent(st, "", "  ")

@@ -46,12 +46,15 @@ type Session struct {
 	// snap guards the base and trace pointers for Base and Trace, which readers call outside
 	// commands; a session whose run is live (external.go) replaces them while it runs; and the
 	// values a command gives T's bare frames (values.go), for ReadTrace.
-	snap    sync.RWMutex
-	base    *Run
-	trace   *adi.Trace
-	state   *adi.State
-	flts    fltStore                  // the FLTs recorded so far, by index in T
-	hits    adi.Hits                  // condition results, by breakpoint
+	snap  sync.RWMutex
+	base  *Run
+	trace *adi.Trace
+	state *adi.State
+	flts  fltStore // the FLTs recorded so far, by index in T
+	hits  adi.Hits // condition results, by breakpoint
+	// hitAt holds, for a breakpoint whose condition is checked at a line, where it held in each
+	// of its hits (by index in T): the statement's line and the visit (the k-th step at it).
+	hitAt   map[adi.Breakpoint]map[int][2]int
 	condErr map[adi.Breakpoint]string // first error each condition raised
 	closed  bool
 	created time.Time

@@ -24,19 +24,19 @@ func init() {
 			return runCLI(ctx, g, name, usage, build, args)
 		}}
 	}
-	add("break", `["CMD"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index K]`, "add a breakpoint; with #N also show that frame's FLT", buildBreak)
+	add("break", `["CMD"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "add a breakpoint; with #N also show that frame's FLT", buildBreak)
 	add("clear", `["CMD"] [FUNC [COND]]`, "remove breakpoints (all without FUNC)", buildClear)
-	add("continue", `["CMD"] [--full-watch A,B] [--loop N|--loop-index K]`, "go to the next invocation that matches a breakpoint and show its FLT", bareView("adi.continue"))
-	add("prev", `["CMD"] [--full-watch A,B] [--loop N|--loop-index K]`, "go to the previous invocation that matches a breakpoint", bareView("adi.prev"))
-	add("step-in", `["CMD"] FUNC#N [--full-watch A,B] [--loop N|--loop-index K]`, "go to one invocation (a callee shown in an FLT) and show its FLT", buildStepInto)
-	add("step-into", `["CMD"] FUNC#N [--full-watch A,B] [--loop N|--loop-index K]`, "alias of step-in", buildStepInto)
-	add("step-out", `["CMD"] [--full-watch A,B] [--loop N|--loop-index K]`, "go to the caller of the current frame", bareView("adi.step_out"))
+	add("continue", `["CMD"] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "go to the next invocation that matches a breakpoint and show its FLT", bareView("adi.continue"))
+	add("prev", `["CMD"] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "go to the previous invocation that matches a breakpoint", bareView("adi.prev"))
+	add("step-in", `["CMD"] FUNC#N [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "go to one invocation (a callee shown in an FLT) and show its FLT", buildStepInto)
+	add("step-into", `["CMD"] FUNC#N [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "alias of step-in", buildStepInto)
+	add("step-out", `["CMD"] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "go to the caller of the current frame", bareView("adi.step_out"))
 	add("call-tree", `["CMD"] [FILE:FUNC#N] [--depth N] [--width N]`, "show the calls below a frame with args and returns", buildCallTree)
 	add("list-frames", `["CMD"] FILE:FUNC... [--caller TEXT] [--limit N]`, "list the invocations of a function with copyable targets", buildListFrames)
 	add("diff", `["CMD"] FUNC#N FUNC#M`, "compare two invocations of a function", buildDiff)
 	add("state", `["CMD"]`, "show the breakpoints and the frame under inspection", bare("adi.state"))
 	add("list", `["CMD"]`, "list the breakpoints", bare("adi.list"))
-	add("flt", `["CMD"] [FUNC#N] [--full-watch A,B] [--loop N|--loop-index K]`, "show a frame's FLT without moving (the current frame by default)", buildFLT)
+	add("flt", `["CMD"] [FUNC#N] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "show a frame's FLT without moving (the current frame by default)", buildFLT)
 	add("exec", `["CMD"] FILE:FUNC#N -s STMT [-l LINE] [-k VISIT] [-t SECONDS] [--then-continue]`, "run a statement inside a past frame and print its output", buildExec)
 	commands["sessions"] = command{summary: "list the CLI daemon's sessions", run: runSessions}
 	commands["stop"] = command{summary: "stop the CLI daemon (sessions stay on disk)", run: runStop}
@@ -212,16 +212,17 @@ func bareView(method string) cliBuilder {
 // view holds the flags that say how an FLT is shown (the peer's --full-watch, --loop and
 // --loop-index); they become the params watch, loop and loop_index.
 type view struct {
-	watch           string
-	loop, loopIndex int
+	watch     string
+	loop      int
+	loopIndex string
 }
 
 // viewFlags defines the view flags on fs.
 func viewFlags(fs *flag.FlagSet) *view {
-	v := &view{loop: -1, loopIndex: -1}
+	v := &view{loop: -1}
 	fs.StringVar(&v.watch, "full-watch", "", "show only these variables in the FLT, e.g. total,rate (comma-separated)")
 	fs.IntVar(&v.loop, "loop", -1, "show the first N iterations of each loop in full and fold the others (default: the iterations that differ from their neighbours)")
-	fs.IntVar(&v.loopIndex, "loop-index", -1, "show only iteration K of each loop in full")
+	fs.StringVar(&v.loopIndex, "loop-index", "", "LINE:K: show only iteration K of the loop whose header is line LINE in full, e.g. 122:2 (a bare K: of every loop)")
 	return v
 }
 
@@ -230,15 +231,16 @@ func (v *view) apply(p map[string]any) error {
 	switch {
 	case v.loop == 0 || v.loop < -1:
 		return oneLinef("--loop takes a number of iterations from 1, not %d", v.loop)
-	case v.loopIndex == 0 || v.loopIndex < -1:
-		return oneLinef("--loop-index takes an iteration number from 1, not %d", v.loopIndex)
-	case v.loop > 0 && v.loopIndex > 0:
+	case v.loop > 0 && v.loopIndex != "":
 		return oneLinef("give --loop or --loop-index, not both: --loop shows the first N iterations, --loop-index iteration K")
 	}
 	if v.loop > 0 {
 		p["loop"] = v.loop
 	}
-	if v.loopIndex > 0 {
+	if v.loopIndex != "" {
+		if _, _, err := adi.ParseLoopIndex(v.loopIndex); err != nil {
+			return oneLinef("--loop-index takes LINE:K, iteration K of the loop whose header is line LINE (e.g. --loop-index 122:2), or K, iteration K of every loop; not %q", v.loopIndex)
+		}
 		p["loop_index"] = v.loopIndex
 	}
 	if v.watch != "" {

@@ -39,6 +39,8 @@ func TestCLIWrongInputIsOneLine(t *testing.T) {
 		{[]string{"break", "python3", "t.py", "t.py:f"}, `adi: break: the target command must be one quoted argument: adi break "python3 t.py" ...`},
 		{[]string{"break", "python t.py", "t.py:f", "--loop", "0"}, "adi: break: --loop takes a number of iterations from 1, not 0"},
 		{[]string{"flt", "--loop", "2", "--loop-index", "1"}, "adi: flt: give --loop or --loop-index, not both: --loop shows the first N iterations, --loop-index iteration K"},
+		{[]string{"flt", "--loop-index", "x:2"}, `adi: flt: --loop-index takes LINE:K, iteration K of the loop whose header is line LINE (e.g. --loop-index 122:2), or K, iteration K of every loop; not "x:2"`},
+		{[]string{"continue", "--loop-index", "0"}, `adi: continue: --loop-index takes LINE:K, iteration K of the loop whose header is line LINE (e.g. --loop-index 122:2), or K, iteration K of every loop; not "0"`},
 		{[]string{"step-out", "--full-watch", ","}, "adi: step-out: --full-watch takes variable names separated by commas, e.g. --full-watch total,rate"},
 		{[]string{"break", "python t.py", "t.py:f", "--on-entry", "--on-return", "-c", "x"}, "adi: break: give --on-entry or --on-return, not both: a condition is checked at one moment"},
 		{[]string{"break", "python t.py", "t.py:f", "--on-return"}, "adi: break: --on-return says when the condition is checked; give the condition too (--cond EXPR)"},
@@ -63,7 +65,7 @@ func TestCLIHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	_, _, viaFlag := runLine(t, "break", "-h")
 	assert.Equal(t, viaFlag, viaHelp, "adi help break = adi break -h")
-	assert.True(t, strings.HasPrefix(viaHelp, "Usage: adi break [\"CMD\"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index K]\n"), viaHelp)
+	assert.True(t, strings.HasPrefix(viaHelp, "Usage: adi break [\"CMD\"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index LINE:K]\n"), viaHelp)
 	for _, f := range []string{"-full-watch", "-loop", "-loop-index", "-on-entry", "-on-return", "-if-eval-lineno", "-allow-external", "-no-count", "-t ", "-timeout"} {
 		assert.Contains(t, viaHelp, "\n  "+f, f)
 	}

@@ -95,7 +95,7 @@ Args: n = 5
   11 | total += len(leaf(i))
      |   ~ total = 4 (was 2)
      |   → big:leaf#12997 → [1, 2]
-     ┆ … iterations 3–4 of line 10 folded (2 iterations, same path; changing: i, total; calls: leaf ×2)
+     ┆ … iterations 3–4 of line 10 folded (2 iterations, same path as iteration 2; changing: i, total; calls: leaf ×2)
   10 | for i in range(n):   [iteration 5]
      |   ~ i = 4 (was 3)
   11 | total += len(leaf(i))

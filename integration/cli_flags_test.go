@@ -36,7 +36,7 @@ Watching: rate, discount (the other variables are not shown)
      |   + rate = 0.0
      |   → orders:bulk_rate#2 → 0.0
   23 | subtotal = item["qty"] * item["price"]
-  24 | discount = subtotal * rate
+  24 | discount = subtotal * rate   ◀ the condition held here (visit 1 of line 24; adi exec -l 24 -k 1 runs a statement here)
      |   + discount = 0.0
   25 | return round(subtotal - discount, 2)
 
@@ -101,7 +101,7 @@ Watching: totals (the other variables are not shown)
 
   29 | totals = []
      |   + totals = []
-     ┆ … iterations 1–2 of line 30 folded (2 iterations, 2 different paths; changing: totals; calls: line_total ×2)
+     ┆ … iterations 1–2 of line 30 folded (2 iterations, same path; changing: totals; calls: line_total ×2)
   30 | for item in items:   [iteration 3]
   31 | totals.append(line_total(item, rules))
      |   ~ totals: appended 20.0
@@ -111,6 +111,10 @@ Watching: totals (the other variables are not shown)
 
 Return: [5.4, 3.6, 20.0]
 `, res.stdout)
+	// the loop named by its header's line: the same, as price_items has one loop
+	named := r.run("flt", "orders.py:price_items#1", "--loop-index", "30:3", "--full-watch", "totals")
+	require.Equal(t, 0, named.code, named.stderr)
+	assert.Equal(t, res.stdout, named.stdout)
 }
 
 // TestCLIAllowExternal breaks in a standard-library function: refused with the hint, then

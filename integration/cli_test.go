@@ -228,10 +228,10 @@ func TestCLIExitCodes(t *testing.T) {
 
 	res = r.run("step-in", "python orders.py", "bulk_rate")
 	assert.Equal(t, 2, res.code)
-	assert.Equal(t, "adi: step-in: bulk_rate names a function; add the invocation index, e.g. bulk_rate#1; usage: adi step-in [\"CMD\"] FUNC#N [--full-watch A,B] [--loop N|--loop-index K]\n", res.stderr)
+	assert.Equal(t, "adi: step-in: bulk_rate names a function; add the invocation index, e.g. bulk_rate#1; usage: adi step-in [\"CMD\"] FUNC#N [--full-watch A,B] [--loop N|--loop-index LINE:K]\n", res.stderr)
 	res = r.run("break", "python orders.py")
 	assert.Equal(t, 2, res.code)
-	assert.Equal(t, "adi: break: the function is missing; usage: adi break [\"CMD\"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index K]\n", res.stderr)
+	assert.Equal(t, "adi: break: the function is missing; usage: adi break [\"CMD\"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index LINE:K]\n", res.stderr)
 	res = r.run("break", "python orders.py", "f", "--frobnicate")
 	assert.Equal(t, 2, res.code)
 	assert.Equal(t, "adi: unknown flag --frobnicate for break (adi break -h lists the flags)\n", res.stderr)

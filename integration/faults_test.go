@@ -255,6 +255,7 @@ func TestFaultTargetOsExit(t *testing.T) {
 	assert.Equal(t, 3, info.Frames)
 	assert.Equal(t, 3, info.ExitCode)
 	assert.Equal(t, "Call tree of osexit:<module>#1 (depth 3, width 10):\n"+
+		"Unfinished: the run ended in osexit:main#1, 1 level deep.\n"+
 		"osexit:<module>#1() → (unfinished)\n  osexit:main#1() → (unfinished)\n    osexit:f#1(x=1) → 2\n",
 		do(t, s, "call-tree").Text)
 	assert.Equal(t, "Frame: osexit:main#1   (caller osexit:<module>#1, line 14)\nArgs: (none)\n\n"+

@@ -243,7 +243,7 @@ const slowTest8Steps = `  64 | total = 0
      |   ~ i = 1 (was 0)
   66 | total += i
      |   ~ total = 1 (was 0)
-     ┆ … iterations 3–99 of line 65 folded (97 iterations, same path; changing: i, total)
+     ┆ … iterations 3–99 of line 65 folded (97 iterations, same path as iteration 2; changing: i, total)
   65 | for i in range(100):   [iteration 100]
      |   ~ i = 99 (was 98)
   66 | total += i

@@ -146,7 +146,7 @@ var exampleExpect = map[string][]expect{
 		{1, "Frame: test_cart:TestLine.test_line#2   (entry frame)\nArgs: self = <test_cart.TestLine object at 0x…>, qty = 20, price = 1.0\n", ""},
 	},
 	`adi call-tree "python fail.py"`: {
-		{1, "fail:<module>#1() → raised AssertionError: 29.0\n  fail:check#1(total=29.0) → raised AssertionError: 29.0\n", "adi: the target command failed (exit status 1); the answer above is still valid\n"},
+		{1, "Failed: AssertionError: 29.0, raised in fail:check#1 at line 5, 1 level deep.\nfail:<module>#1() → raised AssertionError (the failure)\n  fail:check#1(total=29.0) → raised AssertionError (the failure)\n", "adi: the target command failed (exit status 1); the answer above is still valid\n"},
 	},
 }
 

@@ -44,9 +44,9 @@ func TestEngineTruth(t *testing.T) {
 	}
 	tree := do(t, s, "call-tree main#1 --depth 1").Text
 	for _, want := range []string{
-		"  truth:gen#1() → closed (GeneratorExit) at line 23\n",
-		"  truth:gen#2() → closed (GeneratorExit) at line 23\n",
-		"  truth:gen#3() → closed (GeneratorExit) at line 23\n",
+		"  truth:gen#1() → yielded 1 (last 1), then closed (GeneratorExit) at line 23\n",
+		"  truth:gen#2() → yielded 1 (last 1), then closed (GeneratorExit) at line 23\n",
+		"  truth:gen#3() → yielded 1 (last 1), then closed (GeneratorExit) at line 23\n",
 		"  truth:Account.doubled.fset#1(self=Account(balance=3), value=10) → None\n" +
 			"  truth:Account.doubled#1(self=Account(balance=5)) → 10\n" +
 			"  truth:Account.doubled.fdel#1(self=Account(balance=5)) → None\n",

@@ -12,7 +12,7 @@ type sessionIn struct {
 type viewIn struct {
 	Watch     []string `json:"watch,omitempty" jsonschema:"show only these variables in the FLT (its arguments and the changes of lines), e.g. ['total', 'rate']"`
 	Loop      int      `json:"loop,omitempty" jsonschema:"show the first N iterations of each loop in full and fold the others (default: the iterations that differ from their neighbours)"`
-	LoopIndex int      `json:"loop_index,omitempty" jsonschema:"show only iteration K of each loop in full (1-based)"`
+	LoopIndex flexInt  `json:"loop_index,omitempty" jsonschema:"'LINE:K' shows only iteration K (1-based) of the loop whose header is line LINE in full, e.g. '122:2'; a bare K, of every loop"`
 }
 
 // navIn is the input of the tools that move and show an FLT without a frame argument.

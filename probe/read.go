@@ -81,8 +81,11 @@ type ExitException struct {
 // ConditionResult lists the invocations (numbers n of the condition's function, func#n) where a
 // condition held, and the errors it raised (n, error text).
 type ConditionResult struct {
-	ID        int               `json:"id"`
-	Hits      []int             `json:"hits"`
+	ID   int   `json:"id"`
+	Hits []int `json:"hits"`
+	// Visits holds, for a condition checked at a line, where each hit held: the statement's line
+	// and the visit (the k-th step at that line of the invocation's FLT), as [line, visit].
+	Visits    [][2]int          `json:"visits,omitempty"`
 	Evaluated int               `json:"evaluated"`
 	Errors    []json.RawMessage `json:"errors"`
 }
@@ -844,9 +847,18 @@ func (d *decoder) callRecord(tag string, rec []any) error {
 		o.exc = exc
 		d.outcomes = append(d.outcomes, o)
 	case "yield":
+		// the value is None when it was not rendered (bare calls): T then keeps only the count
 		o := outcome{tag: tag}
-		if err := values(rec, &o.idx); err != nil {
+		var v any
+		if err := values(rec, &o.idx, &v); err != nil {
 			return err
+		}
+		if v != nil {
+			r, err := reprOf(v, d.strs)
+			if err != nil {
+				return fmt.Errorf("field 3: %w", err)
+			}
+			o.ret = r
 		}
 		d.outcomes = append(d.outcomes, o)
 	case "test":
@@ -1120,7 +1132,7 @@ func (d *decoder) build() (gap bool, err error) {
 		case "exc":
 			f.Status, f.Outcome = adi.Raised, outcome(adi.Raised, "", o.exc)
 		case "yield":
-			t.AddYield(o.idx)
+			t.AddYield(o.idx, o.ret)
 		}
 	}
 	d.outcomes = nil

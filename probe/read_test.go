@@ -137,7 +137,7 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		CallsFile: callsBin(t, `[["code",0,"t:<module>","/p/t.py",1,[]],["code",1,"t:g","/p/t.py",5,["k"]],["code",2,"t:g","/p/t.py",9,["k"]],["thread",0,"MainThread"],["thread",1,"w"]]
 [["callret",3,2,-1,1,0,["'c'"],"=c","3"],["call",1,1,0,0,2,["'a'"],"=a"],["callret",2,1,0,0,3,["'b'"],"=b",2]]
-[["call",0,0,-1,0,0,[],"="],["callret",1,1,0,0,2,["'a'"],"=a",true],["yield",1,"0",7],["ret",0,"None"]]`),
+[["call",0,0,-1,0,0,[],"="],["callret",1,1,0,0,2,["'a'"],"=a",true],["yield",1,"0",7],["yield",1,"'z'",7],["yield",2,null,4],["ret",0,"None"]]`),
 		ResultFile: `{"version":1,"complete":true,"exit":{"kind":"exit","code":0,"exception":null},"calls":4}`,
 	})
 	rec, err := Read(dir)
@@ -151,7 +151,10 @@ func TestReadOrderAndDuplicates(t *testing.T) {
 	}
 	assert.Equal(t, []string{"t:<module>#1 returned None", "t:g#1 returned True", "t:g#2 returned 2", "t:g#3 returned 3"}, fids)
 	assert.Equal(t, []adi.Arg{{Name: "k", Value: "'a'"}}, tr.Frames[1].Args)
-	assert.Equal(t, 1, tr.Yields(1))
+	assert.Equal(t, 2, tr.Yields(1))
+	assert.Equal(t, "'z'", tr.LastYield(1)) // the last value yielded; none when not rendered (a bare call's)
+	assert.Equal(t, 1, tr.Yields(2))
+	assert.Equal(t, "", tr.LastYield(2))
 	assert.Equal(t, uint16(1), tr.Frames[3].Thread)
 	assert.Equal(t, 0, tr.Depth(3))
 	assert.Equal(t, []int32{1, 2}, tr.Callees(0))

@@ -127,7 +127,8 @@ func (c *call) do(id string, cmd adi.Command) (any, error) {
 				}
 			}
 		}
-		o.Loop, o.LoopIndex = c.p.Int("loop", false, 1), c.p.Int("loop_index", false, 1)
+		o.Loop = c.p.Int("loop", false, 1)
+		o.LoopLine, o.LoopIndex = c.p.LoopIndex("loop_index")
 		if o.Loop > 0 && o.LoopIndex > 0 && c.p.err == nil {
 			c.p.badInput("give loop or loop_index, not both: loop shows the first iterations, loop_index one of them")
 		}

@@ -92,6 +92,26 @@ func (p *params) Int(name string, required bool, min int) int {
 	return int(f)
 }
 
+// LoopIndex reads a loop index (adi.ParseLoopIndex): "LINE:K", or K as a number or a string;
+// 0, 0 when absent.
+func (p *params) LoopIndex(name string) (line, k int) {
+	v := p.raw(name, false)
+	if v == nil {
+		return 0, 0
+	}
+	s := strings.TrimSpace(string(v))
+	var text string
+	if json.Unmarshal(v, &text) == nil {
+		s = text
+	}
+	line, k, err := adi.ParseLoopIndex(s)
+	if err != nil {
+		p.fail("param %s takes \"LINE:K\", iteration K of the loop whose header is line LINE (e.g. \"122:2\"), or K, iteration K of every loop; got %s", p.quoted(name), short(v))
+		return 0, 0
+	}
+	return line, k
+}
+
 // Bool reads a boolean, sent as true/false or as the string "true"/"false".
 func (p *params) Bool(name string) bool {
 	v := p.raw(name, false)

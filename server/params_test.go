@@ -20,6 +20,23 @@ func TestParamsLenientNumbersAndBooleans(t *testing.T) {
 	assert.Nil(t, p.done())
 }
 
+// TestLoopIndexParam: loop_index names a loop by its header line ("122:2") or, bare, every loop (a
+// number or a string of one).
+func TestLoopIndexParam(t *testing.T) {
+	m := &method{name: "t.m", usage: "{loop_index?}"}
+	for in, want := range map[string][2]int{`{"loop_index":"122:2"}`: {122, 2}, `{"loop_index":3}`: {0, 3}, `{"loop_index":"4"}`: {0, 4}, `{}`: {0, 0}} {
+		p := newParams(m, json.RawMessage(in))
+		line, k := p.LoopIndex("loop_index")
+		assert.Equal(t, want, [2]int{line, k}, in)
+		assert.Nil(t, p.done(), in)
+	}
+	p := newParams(m, json.RawMessage(`{"loop_index":"122:x"}`))
+	p.LoopIndex("loop_index")
+	err := p.done()
+	require.NotNil(t, err)
+	assert.Equal(t, `t.m: param "loop_index" takes "LINE:K", iteration K of the loop whose header is line LINE (e.g. "122:2"), or K, iteration K of every loop; got "122:x"`, err.Message)
+}
+
 func TestParamsErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string

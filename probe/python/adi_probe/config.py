@@ -40,7 +40,7 @@ class Condition:
     """A `conditions` entry: evaluated on every invocation of `func`, at its entry, its exit, or
     (at "line") each time a step starts at statement `line`, with the locals of that moment."""
 
-    __slots__ = ("id", "func", "cond", "at", "line", "code", "hits", "evaluated", "errors")
+    __slots__ = ("id", "func", "cond", "at", "line", "code", "hits", "visits", "evaluated", "errors")
 
     def __init__(self, id_, func, cond, at, line=None):
         self.id = id_
@@ -50,6 +50,7 @@ class Condition:
         self.line = line
         self.code = None
         self.hits = []
+        self.visits = []  # at "line": [statement line, visit] of each hit, where it held
         self.evaluated = 0
         self.errors = []
 

@@ -9,8 +9,8 @@ a paused frame").
 - Parsing is the REPL's: the code is statements, and when the last one is an expression its
   value is the answer (``x = 1; x`` gives 1). A value of None is not shown (``value`` null), as
   the REPL does not print it; statements without a final expression have no value either.
-- Values are bounded reprs (``Values.render_repr``: the program's own ``__repr__`` is called,
-  at most VALUE_LIMIT characters); what the code prints to stdout and stderr is captured, at
+- Values are ``repr(value)`` as Python prints it (``_repr_text``: the program's own ``__repr__``
+  is called, for a container's items too), at most VALUE_LIMIT characters; what the code prints to stdout and stderr is captured, at
   most OUTPUT_LIMIT characters (past that its start and end, with how much was cut between).
 - An exception (also SystemExit and KeyboardInterrupt) is reported, never raised: ``exception``
   is ``{"type", "message", "line"}`` (``line`` counts within the code, 0 when it was raised
@@ -41,6 +41,7 @@ probe's own event handler, where the interpreter reports no events. Standard lib
 import ast
 import io
 import linecache
+import re
 import signal
 import sys
 import threading
@@ -89,7 +90,7 @@ def evaluate(code, frame, limit=0.0, ns=None):
             if last is not None:
                 v = space.run(eval, last)
                 if v is not None:
-                    result["value"] = _values.render_repr(v)
+                    result["value"] = _repr_text(v, _values, VALUE_LIMIT)
         finally:
             alarm.cancel()
     except _TimedOut:
@@ -197,11 +198,39 @@ def _diff(globs, before_g, names, after=None):
     for name in names:
         seen.add(name)
         if not name.startswith("__"):
-            out.append([name, _changed_values.render_repr(after[name])])
+            out.append([name, _repr_text(after[name], _changed_values, CHANGED_LIMIT)])
     for name, v in list(globs.items()):
         if name not in seen and not name.startswith("__") and v is not before_g.get(name, _MISSING):
-            out.append([name, _changed_values.render_repr(v)])
+            out.append([name, _repr_text(v, _changed_values, CHANGED_LIMIT)])
     return out
+
+
+_PLAIN = (str, bytes, bytearray, int, float, complex, bool, type(None))
+_SIZED = (list, tuple, dict, set, frozenset)
+_ADDR = re.compile(r" at 0x[0-9A-Fa-f]+")
+
+
+def _repr_text(v, values, limit):
+    """``repr(v)`` as Python prints it, at most `limit` characters: the program's own
+    ``__repr__`` runs, for the items of a list, tuple, dict or set too (``[x, x]``, not the
+    attributes of two Symbols). A string, bytes or number is ``values``' bounded repr (its length
+    said when cut, as a list's, tuple's, dict's or set's is); an object's address reads ``0x…`` as everywhere in adi; a repr that raised
+    reads ``<repr failed: TYPE>``."""
+    if type(v) in _PLAIN:
+        return values.render_repr(v)
+    try:
+        r = repr(v)
+    except Exception as exc:
+        return "<repr failed: %s>" % exc_type_name(type(exc))
+    if type(r) is not str:
+        return "<repr failed: TypeError>"
+    if " at 0x" in r:
+        r = _ADDR.sub(" at 0x\u2026", r[: limit * 4 + 64])
+    if len(r) <= limit:
+        return r
+    if type(v) in _SIZED:
+        return r[:limit] + "... (len=%d)" % len(v)
+    return r[:limit] + "..."
 
 
 def _write_back(frame):

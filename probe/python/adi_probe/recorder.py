@@ -1572,6 +1572,7 @@ class Recorder:
             for cond in at.get(key, ()):
                 if cond.id not in held and self._evaluate(cond, frame, n, None):
                     held.add(cond.id)
+                    cond.visits.append([key, st.visits.get(key, 0)])  # the step of the FLT it held at
 
         st.on_step = on_step
 

@@ -189,7 +189,8 @@ class Run:
             "unrecorded_calls": rec.unrecorded_calls,
             "bytes": self.out.bytes,
             "limit": rec.truncated,
-            "conditions": [{"id": c.id, "hits": c.hits, "evaluated": c.evaluated, "errors": c.errors}
+            "conditions": [dict({"id": c.id, "hits": c.hits, "evaluated": c.evaluated, "errors": c.errors},
+                                **({"visits": c.visits} if c.at == "line" else {}))
                            for c in self.cfg.conditions],
             "divergence": rec.divergence,
             "duration_ms": round(duration, 3),

@@ -182,8 +182,21 @@ class FileIndex:
         body_start = self._case_start(body[0]) if _MATCH_CASE and isinstance(body[0], _MATCH_CASE) \
             else _start(body[0])
         last = body_start[0] - 1 if body_start[0] > key else key
-        self._claim(scope, key, key, last, loops, start, body_start)
+        self._claim(scope, key, key, last, loops, start, self._header_end(key, body_start))
         return key
+
+    def _header_end(self, key, body_start):
+        """Where the text of a header starting on line `key` ends: at the end of its last line
+        that holds code, before the comment-only and blank lines between it and its body
+        (``while keys != [1]:`` then ``# Reuse any 1's.``: the comment is not the header's); at
+        the body's start when the body is on the header's line (``if i: y = 1``)."""
+        ln = body_start[0] - 1
+        if ln < key:
+            return body_start
+        while ln > key and self.line(ln).strip()[:1] in ("", "#"):
+            ln -= 1
+        text = self.line(ln).rstrip("\r\n")
+        return (ln, len(text.encode("utf-8")))
 
     def _stmt(self, scope, node, prefix, loops):
         start = _start(node)

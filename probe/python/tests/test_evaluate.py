@@ -78,6 +78,25 @@ class EvaluateTable(unittest.TestCase):
         got, _ = paused(3, "'y' * 5000")
         self.assertTrue(got["value"].endswith("... (len=5000)"), got["value"][-40:])
 
+    def test_value_is_the_repr(self):
+        # the items of a container show their own repr, as Python prints the container
+        class Sym:
+            def __init__(self, name):
+                self.name, self._cache = name, {"zero": None}
+
+            def __repr__(self):
+                return self.name
+
+        class Box:
+            pass
+
+        ns = {"b": [Sym("x"), Sym("x")], "Box": Box}
+        self.assertEqual(ev.evaluate("b, repr(b)", None, ns=ns), answer(value="([x, x], '[x, x]')"))
+        self.assertEqual(ev.evaluate("c = {1: b[0]}; c", None, ns=ns), answer(value="{1: x}", changed=[("c", "{1: x}")]))
+        got = ev.evaluate("[Box()]", None, ns=ns)["value"]
+        self.assertRegex(got, r"^\[<.*Box object at 0x\u2026>\]$")
+        self.assertEqual(ev.evaluate("list(range(2000))", None, ns=ns)["value"], repr(list(range(2000)))[:ev.VALUE_LIMIT] + "... (len=2000)")
+
     def test_time_limit_interrupts(self):
         got, after = paused(3, "n = 7\nwhile True: pass", limit=0.2)
         self.assertEqual(got, answer(timed_out=True, changed=[("n", "7")]))

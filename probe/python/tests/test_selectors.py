@@ -74,15 +74,16 @@ class LineConditions(unittest.TestCase):
         for engine in ENGINES:
             with self.subTest(engine=engine):
                 rec = record(script("loops.py"), conditions=self.CONDITIONS, engine=engine)
+                # visits: [statement line, visit] where each hit held (the k-th step at that line)
                 self.assertEqual(rec.result["conditions"], [
-                    {"id": 0, "hits": [1], "evaluated": 1, "errors": []},
+                    {"id": 0, "hits": [1], "evaluated": 1, "errors": [], "visits": [[6, 1]]},
                     # line 5 runs three times; evaluation stops once the condition held
-                    {"id": 1, "hits": [1], "evaluated": 3, "errors": []},
+                    {"id": 1, "hits": [1], "evaluated": 3, "errors": [], "visits": [[5, 3]]},
                     # n -= 1 runs with n = 2 and n = 1, never with 0
-                    {"id": 2, "hits": [], "evaluated": 2, "errors": []},
-                    {"id": 3, "hits": [1], "evaluated": 2, "errors": []},
+                    {"id": 2, "hits": [], "evaluated": 2, "errors": [], "visits": []},
+                    {"id": 3, "hits": [1], "evaluated": 2, "errors": [], "visits": [[29, 2]]},
                     # early#2 never reaches line 11 with x == 7
-                    {"id": 4, "hits": [1], "evaluated": 3, "errors": []}])
+                    {"id": 4, "hits": [1], "evaluated": 3, "errors": [], "visits": [[11, 2]]}])
                 self.assertEqual(rec.flts, {}, "stepping for a line condition keeps no FLT")
 
     def test_line_condition_and_a_traced_frame(self):

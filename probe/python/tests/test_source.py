@@ -201,6 +201,36 @@ class MatchStatement(unittest.TestCase):
                                    6: "return 0"})
 
 
+    def test_header_text_stops_before_comment_lines(self):
+        code = textwrap.dedent('''\
+            def f(keys):
+                while keys != [1]:
+                    # Reuse any 1's.
+
+                    keys.pop()
+                if (keys and  # the first
+                        # the second
+                        keys[0]):  # the third
+                    # only the body's
+                    return keys
+                for k in keys:  # trailing
+                    pass
+                return []
+            ''')
+        fd, path = tempfile.mkstemp(suffix=".py")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(code)
+        try:
+            f = source.file_index(path).scopes[(1, "f")]
+        finally:
+            os.unlink(path)
+        self.assertEqual(f.texts, {
+            2: "while keys != [1]:", 5: "keys.pop()",
+            6: "if (keys and  # the first\n        # the second\n        keys[0]):  # the third",
+            10: "return keys", 11: "for k in keys:  # trailing", 12: "pass", 13: "return []"})
+        self.assertEqual([f.keys[ln] for ln in (2, 3, 4, 6, 7, 8, 9)], [2, 2, 2, 6, 6, 6, 6])
+
+
 class UserCode(unittest.TestCase):
     def test_rules(self):
         with tempfile.TemporaryDirectory() as root:
