@@ -76,14 +76,15 @@ class Node:
 class _Build:
     """One root's snapshot being made: its node budget and the objects already described."""
 
-    __slots__ = ("left", "done", "busy", "depth", "inner")
+    __slots__ = ("left", "done", "busy", "depth", "inner", "prev")
 
-    def __init__(self, depth):
+    def __init__(self, depth, prev):
         self.left = MAX_NODES
         self.done = {}     # id -> Node made in this root (an object reached twice is one node)
         self.busy = set()  # ids being made (a cycle back to one of them is not followed)
         self.depth = depth
         self.inner = []    # the plain copies' maps of the containers they stand for
+        self.prev = prev    # the root's previous plain copy, or None
 
     def ids(self):
         """The ids of every object the root's snapshot follows (to find the roots an object
@@ -94,8 +95,10 @@ class _Build:
         return out
 
 
-def _plain(v, inner, count):
-    """A deep copy of plain data `v` (see the module docstring), or _NotPlain."""
+def _plain(v, inner, count, prev=None):
+    """A deep copy of plain data `v` (see the module docstring), or _NotPlain. Immutable parts
+    (tuples and frozensets of scalars, nested) are shared, not copied; `prev`, the root's
+    previous copy, spares verifying again the items it shares with `v` in the same places."""
     t = type(v)
     if t in SCALARS:
         return v
@@ -103,26 +106,23 @@ def _plain(v, inner, count):
         count[0] -= 1
         if count[0] < 0:
             raise _NotPlain
+        if type(prev) is not t:
+            prev = None
         if t is dict:
-            if set(map(type, v.values())) <= SCALARS:
-                keys = set(map(type, v))
-                if keys <= SCALARS or (keys <= _HASHABLE and all(map(_frozen_plain, v))):
-                    c = v.copy()
-                    inner[id(c)] = v
-                    return c
-            c = {}
-            for k, x in v.items():
-                if type(k) not in SCALARS and not _frozen_plain(k):
-                    raise _NotPlain
-                c[k] = _plain(x, inner, count)
+            if not _frozen_all(v.keys(), prev):
+                raise _NotPlain
+            if _frozen_all(v.values(), prev.values() if prev is not None else None):
+                c = v.copy()
+            else:
+                c = {k: _plain(x, inner, count) for k, x in v.items()}
         elif t is list:
-            c = list(v) if set(map(type, v)) <= SCALARS else [_plain(x, inner, count) for x in v]
+            c = list(v) if _frozen_all(v, prev) else [_plain(x, inner, count) for x in v]
         elif t is tuple:
-            if set(map(type, v)) <= SCALARS:
+            if _frozen_all(v, None):
                 return v  # immutable all the way down: itself
             c = tuple([_plain(x, inner, count) for x in v])
         else:
-            if not set(map(type, v)) <= SCALARS and not all(map(_frozen_plain, v)):
+            if not _frozen_all(v, None):
                 raise _NotPlain
             if t is frozenset:
                 return v
@@ -130,6 +130,24 @@ def _plain(v, inner, count):
         inner[id(c)] = v
         return c
     raise _NotPlain
+
+
+def _frozen_all(items, prev):
+    """True when every one of `items` is a scalar or an immutable tuple/frozenset of them
+    (nested); the leading items that are `prev`'s own (the same objects, in the same places)
+    were verified when `prev` was made."""
+    types = set(map(type, items))
+    if types <= SCALARS:
+        return True
+    if not types <= _HASHABLE:
+        return False
+    start = 0
+    if prev is not None and len(prev) <= len(items) and all(map(is_, prev, items)):
+        start = len(prev)
+    for x in islice(items, start, None):
+        if type(x) not in SCALARS and not _frozen_plain(x):
+            return False
+    return True
 
 
 _HASHABLE = SCALARS | {tuple, frozenset}
@@ -176,12 +194,14 @@ class Tracker:
         """Take `name` as a root bound to `v` (silently: the frame's state when it starts)."""
         self.roots[name] = self._root_record(v, depth)
 
-    def _root_record(self, v, depth):
-        """[value, Node or None, depth, ids of the objects followed]."""
+    def _root_record(self, v, depth, old=None):
+        """[value, Node or None, depth, ids of the objects followed]; `old`: the root's record
+        before (its plain copy spares verifying again what it shares with `v`)."""
         t = type(v)
         if t in SCALARS:
             return [v, None, depth, _NO_IDS]
-        b = _Build(depth if depth is not None else MAX_DEPTH)
+        prev = old[1].state if old is not None and old[1] is not None and old[1].kind == K_PLAIN else None
+        b = _Build(depth if depth is not None else MAX_DEPTH, prev)
         n = self._make(v, t, b, 0)
         return [v, n, depth, b.ids() if n.kind != K_ID else _NO_IDS]
 
@@ -200,7 +220,7 @@ class Tracker:
         if t in _PLAIN_TYPES:
             inner = {}
             try:
-                c = _plain(v, inner, [PLAIN_MAX])
+                c = _plain(v, inner, [PLAIN_MAX], b.prev if level == 0 else None)
             except _NotPlain:
                 pass
             except RecursionError:
@@ -357,7 +377,7 @@ class Tracker:
             # an object changed through one root is current in the others that follow it
             for name, r in roots.items():
                 if name not in found and not r[3].isdisjoint(self._reported):
-                    roots[name] = self._root_record(live[name], r[2]) if name in live else r
+                    roots[name] = self._root_record(live[name], r[2], r) if name in live else r
         return out
 
     def _root(self, name, v):
@@ -366,8 +386,8 @@ class Tracker:
         if r is None:
             roots[name] = self._root_record(v, None)
             return [[name, None, self._value(v), "new"]]
-        o, n, depth, _ = r
-        roots[name] = self._root_record(v, depth)
+        o, n, depth = r[0], r[1], r[2]
+        roots[name] = self._root_record(v, depth, r)
         if o is v:  # changed in place
             out = []
             self._walk("", n, v, out, name == self.self_name)
@@ -539,11 +559,24 @@ class Tracker:
                 self._plain_item("%s[%d]" % (path, k), old[k], new[k], inner, out)
             return True
         if t is dict:
-            try:  # what changed, found in C when the values are hashable (a flat dict)
-                diff = new.items() - old.items()
-                gone = old.keys() - new.keys()
-            except TypeError:
-                diff = None
+            n = len(old)
+            diff = None
+            if len(new) >= n and all(map(is_, old, new)):
+                # the same keys in the same places, maybe more after: found in C, no hashing
+                pos = list(islice(compress(range(n), map(ne, old.values(), islice(new.values(), n))),
+                                  MAX_PATHS + 1))
+                if len(pos) + len(new) - n > MAX_PATHS:
+                    return False
+                keys = list(new)
+                found = [("mod", keys[i], old[keys[i]], new[keys[i]]) for i in pos]
+                found += [("new", k, None, new[k]) for k in keys[n:]]
+            else:
+                try:  # found in C when the values are hashable (a flat dict)
+                    diff = new.items() - old.items()
+                    gone = old.keys() - new.keys()
+                except TypeError:
+                    diff = None
+                    found = None
             if diff is not None:
                 if len(diff) + len(gone) > MAX_PATHS:
                     return False
@@ -551,7 +584,7 @@ class Tracker:
                 found = [("mod" if k in old else "new", k, old.get(k), x)
                          for k, x in sorted(diff, key=lambda kx: order.index(kx[0]))]
                 found += [("del", k, old[k], None) for k in gone]
-            else:
+            elif found is None:
                 found = self._dict_found(old, new)
                 if found is None:
                     return False

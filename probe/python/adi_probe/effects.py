@@ -62,6 +62,7 @@ class Effects:
 
 
 EVERYTHING = Effects(everything=True)
+NOTHING = Effects()
 
 
 def of_statement(text):
@@ -69,6 +70,13 @@ def of_statement(text):
     if not text:
         return EVERYTHING
     src = textwrap.dedent(text).rstrip()
+    head = src.split(None, 1)[0] if src.split() else ""
+    if head == "elif":
+        src = "if" + src[4:]
+    elif head in ("else:", "finally:", "try:"):
+        return NOTHING
+    elif head == "except" or head.startswith("except:"):
+        src = "try:\n    pass\n" + src
     for attempt in (src, src + "\n    pass"):
         try:
             tree = ast.parse(attempt)
@@ -83,6 +91,17 @@ def of_statement(text):
     if v.everything:
         return EVERYTHING
     return Effects(v.touched, v.called, v.indexed)
+
+
+_pure_codes = {}
+
+
+def pure_code(code):
+    """``pure(code)``, remembered per code object."""
+    r = _pure_codes.get(code)
+    if r is None:
+        r = _pure_codes[code] = pure(code)
+    return r
 
 
 def pure(code):
@@ -182,7 +201,10 @@ class _Visitor:
                     self.expr(d)
             return
         if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-            return  # the header: nothing runs
+            for h in node.handlers:  # ``except E as e:``: E is evaluated
+                if h.type is not None:
+                    self.expr(h.type)
+            return
         if isinstance(node, (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue)):
             return
         for child in ast.iter_child_nodes(node):

@@ -655,6 +655,8 @@ class Recorder:
             if info.is_gen and not unmade:
                 e = live_gens_get(frame)
                 if e is not None:
+                    if stack and stack[-1][E_STEP] is not None:
+                        stack[-1][E_STEP].ran = True  # its code runs during the caller's step
                     push(e)
                     e[E_EXC_AT] = -1
                     calls_append(("resume", e[E_IDX]))
@@ -712,7 +714,7 @@ class Recorder:
                 rec.unrecorded(idx)
                 return None
             if st is not None:
-                st.add_callee(idx)
+                st.add_callee(idx, info.code)
                 if current[0] is PROFILE and ce[E_FRAME].f_trace is not st.wrapper:
                     rec.attach_local(ce[E_FRAME], ce, local)  # a debugger replaced our tracer
             e = [frame, idx, info, None, None, n, -1, caller, line, a, fp, info.state0]
@@ -1517,8 +1519,14 @@ class Recorder:
         e[E_STEP] = Stepper(e[E_IDX], info.facts, e[E_FRAME], sink, self.values,
                             self.cfg.max_steps, buffered, self.flush, self.internal_error,
                             self.eager if budget is None else budget, abandon)
+        e[E_STEP].counter = self.next_idx
         if self.stepper_started is not None:
             self.stepper_started(e)
+
+    def next_idx(self):
+        """The idx the next invocation will get (read without taking it)."""
+        r = repr(self._next_idx)  # "count(N)"
+        return int(r[6:-1])
 
     def _send_stmts(self, info):
         if not info.stmts_sent:

@@ -42,7 +42,8 @@ from time import thread_time as _clock
 
 from . import source, usercode
 from .source import ASSERT as _ASSERT
-from .changes import GLOBAL_DEPTH, Tracker
+from . import effects
+from .changes import GLOBAL_DEPTH, K_PLAIN, Tracker
 from .values import _OPAQUE, exc_message  # noqa: F401 (also for recorder, runner, execute)
 
 EMPTY = ()
@@ -88,7 +89,7 @@ class CodeFacts:
     """The per-code-object facts a stepper needs (computed once per code object)."""
 
     __slots__ = ("keys", "texts", "loops", "with_bodies", "comp_spans", "tests", "_positions", "code", "argnames",
-                 "globals", "watched", "_mentioned")
+                 "globals", "watched", "_mentioned", "_effects")
 
     def __init__(self, code):
         self.code = code
@@ -110,6 +111,7 @@ class CodeFacts:
         self._positions = None
         self.watched = None  # module-level objects the code names (``module_names``)
         self._mentioned = {}
+        self._effects = {}  # key -> effects.Effects of that statement
 
     def module_names(self, g):
         """The names of the module-level objects this function's code names (in `g`, its
@@ -128,6 +130,29 @@ class CodeFacts:
                             out.append(name)
             self.watched = tuple(out)
         return self.watched
+
+    def touched(self, key, loc, g, tracker):
+        """The roots a step of statement `key` may have changed in place (effects.py), or None
+        when it may have changed any."""
+        eff = self._effects.get(key)
+        if eff is None:
+            eff = self._effects[key] = effects.of_statement(self.texts.get(key))
+        if eff.everything:
+            return None
+        out = set(eff.touched)
+        roots = tracker.roots
+        for name in eff.indexed:  # subscripting anything but plain data may insert (defaultdict)
+            r = roots.get(name)
+            if r is not None and r[1] is not None and r[1].kind != K_PLAIN:
+                out.add(name)
+        if eff.called:
+            owners = effects.resolve(eff, loc, g)
+            if owners is None:
+                return None
+            if owners:
+                out.update(tracker.holding(owners))
+        out.update(["global " + n for n in out])
+        return out
 
     def mentioned(self, key):
         """The names statement `key` uses, in order (the roots its changes are shown under
@@ -207,6 +232,11 @@ class Stepper:
         self.steps = 0
         self.dropped = 0
         self.tracker = Tracker(values, facts.argnames[0] if facts.argnames else None)
+        # the program's own code ran during the step (a callee that is not pure, a generator
+        # resumed), or the frame resumed: every root's value is compared, not only those the
+        # statement names (effects.py)
+        self.ran = True
+        self.counter = None  # () -> the next invocation's idx (Recorder.next_idx), or None
         self.visits = {}            # key -> steps started at that statement (for debugger.hit)
         self.wrapper = None         # the f_trace wrapper installed for this frame (profile engine)
         self.returned = None        # the rendered return value (recorder.leave), for the end record
@@ -302,6 +332,7 @@ class Stepper:
         self.lasti = frame.f_lasti
         self.lineno = None
         self.key = key
+        self.ran = True  # the program ran while the frame was suspended
         self.visits[key] = self.visits.get(key, 0) + 1
         self._event("resume", True)
         if stop_hook is not None:
@@ -344,12 +375,14 @@ class Stepper:
         else:
             self.sink.append(("end", self.idx, kind, self.dropped))
 
-    def add_callee(self, idx):
-        """Invocation `idx` started during the current statement."""
+    def add_callee(self, idx, code=None):
+        """Invocation `idx` (of `code`, when known) started during the current statement."""
         if self.callees is EMPTY:
             self.callees = [idx]
         else:
             self.callees.append(idx)
+        if not self.ran and (code is None or not effects.pure_code(code)):
+            self.ran = True
 
     def _test(self, nxt):
         """Record the outcome of the current step's test, `nxt` being the next statement's key
@@ -514,4 +547,14 @@ class Stepper:
                 if name in g and name not in loc:
                     live["global " + name] = g[name]
             loc = live
-        return self.tracker.changes(loc, self.facts.mentioned(self.key))
+        key = self.key
+        check = None
+        if not self.ran and (self.callees is EMPTY or self._only_callees(len(self.callees))):
+            check = self.facts.touched(key, loc, frame.f_globals, self.tracker)
+        self.ran = False
+        return self.tracker.changes(loc, self.facts.mentioned(key), check)
+
+    def _only_callees(self, n):
+        """True when the step's `n` direct callees (all pure) were the only invocations it made."""
+        counter = self.counter
+        return counter is not None and counter() - self.callees[0] == n
