@@ -149,6 +149,11 @@ var oracleRealRepos = []oracleProgram{
 		{file: "matplotlib/ticker.py", fn: "MaxNLocator._raw_ticks", index: 2, xfail: map[string]string{
 			"reads-same 2119 istep": xfNumpyScalar,
 		}},
+		{file: "matplotlib/ticker.py", fn: "MaxNLocator.tick_values", index: 1, xfail: map[string]string{
+			"duplicate 2151 self":  xfMplDuplic,
+			"reads-same 2149 vmin": xfNumpyScalar,
+			"reads-same 2149 vmax": xfNumpyScalar,
+		}},
 		{file: "matplotlib/axis.py", fn: "Axis._update_ticks", index: 1, xfail: map[string]string{
 			"duplicate 1190 self":       xfMplDuplic,
 			"path-on-rebound 1194 tick": xfRebound,

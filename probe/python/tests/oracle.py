@@ -65,16 +65,13 @@ DEPTH = 400
 MAX_STEPS = 20000
 
 SCALARS = frozenset((int, float, complex, bool, type(None), str, bytes))
-ORDER = {"new": 0, "del": 1, "rebound": 2, "rebound-equal": 3, "changed": 4}
 _GEN_FLAGS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 
 _mro_of = type.__dict__["__mro__"].__get__
 _dict_of_type = type.__dict__["__dict__"].__get__
-_type_flags = type.__dict__["__flags__"].__get__
 _type_name = type.__dict__["__name__"].__get__
 _type_module = type.__dict__["__module__"].__get__
-_HEAPTYPE = 1 << 9
 
 OPAQUE = frozenset((
     types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.CodeType,
@@ -134,40 +131,9 @@ class Snapshot:
         self.truncated = False
 
 
-def _instance_dict(o, mro):
-    for k in mro:
-        d = _dict_of_type(k).get("__dict__")
-        if d is not None:
-            if type(d) is types.GetSetDescriptorType:
-                try:
-                    v = d.__get__(o, mro[0])
-                except Exception:
-                    return None
-                return v if type(v) is dict else None
-            return None
-    return None
-
-
-def _slots(o, mro):
-    out = []
-    for k in mro:
-        for name, d in _dict_of_type(k).items():
-            if type(d) is types.MemberDescriptorType and name not in ("__weakref__",):
-                try:
-                    out.append((name, d.__get__(o, mro[0])))
-                except AttributeError:
-                    pass
-                except Exception:
-                    pass
-    return out
-
-
 def _c_state(o, t):
-    """What a C object without readable parts reads as: its C repr without addresses."""
-    r = getattr(t, "__repr__", None)
-    if r is object.__repr__ or type(r) not in (types.WrapperDescriptorType, types.BuiltinFunctionType,
-                                              types.MethodDescriptorType):
-        return None
+    """What a C object without readable parts reads as: its C repr (a C function: it runs no
+    code of the program) without addresses."""
     try:
         text = repr(o)
     except Exception:
@@ -180,6 +146,7 @@ class Walker:
 
     def __init__(self):
         self.keep = {}
+        self.tinfo = {}
 
     def snapshot(self, pairs):
         snap = Snapshot()
@@ -216,45 +183,64 @@ class Walker:
                 if type(c) not in SCALARS and id(c) not in nodes:
                     queue.append((c, depth + 1))
 
-    def _expand(self, o, t, node):
-        """Fill `node` from `o`; returns the child objects."""
-        if t in OPAQUE:
-            node.opaque = True
-            return ()
+    def _type_info(self, t):
+        """What reading an instance of `t` needs, computed once per type: (opaque, container
+        base, scalar base, instance-dict descriptor, slot descriptors, numpy array, C repr)."""
+        info = self.tinfo.get(t)
+        if info is not None:
+            return info
         try:
             mro = _mro_of(t)
         except Exception:
+            mro = None
+        if mro is None or t in OPAQUE or type in mro or types.ModuleType in mro:
+            info = (True, None, None, None, (), False, False)
+        else:
+            base = next((b for b in (list, tuple, dict, set, frozenset, collections.deque, bytearray, array.array)
+                         if b in mro), None)
+            sbase = None
+            if base is None:
+                sbase = next((b for b in (int, float, complex, str, bytes) if b in mro), None)
+            ddesc = None
+            for k in mro:
+                d = _dict_of_type(k).get("__dict__")
+                if d is not None:
+                    ddesc = d if type(d) is types.GetSetDescriptorType else None
+                    break
+            slots = tuple((name, d) for k in mro for name, d in _dict_of_type(k).items()
+                          if type(d) is types.MemberDescriptorType and name != "__weakref__")
+            ndarray = any(_type_name(k) == "ndarray" and _type_module(k) == "numpy" for k in mro)
+            r = getattr(t, "__repr__", None)
+            crepr = r is not object.__repr__ and type(r) in (
+                types.WrapperDescriptorType, types.BuiltinFunctionType, types.MethodDescriptorType)
+            info = (False, base, sbase, ddesc, slots, ndarray, crepr)
+        self.tinfo[t] = info
+        return info
+
+    def _expand(self, o, t, node):
+        """Fill `node` from `o`; returns the child objects."""
+        opaque, base, sbase, ddesc, slots, ndarray, crepr = self._type_info(t)
+        if opaque:  # classes, modules, functions, code: by identity only
             node.opaque = True
             return ()
         children = []
-        if type in mro:  # a class: by identity only (its namespace is the program's code)
-            node.opaque = True
-            return ()
-        if types.ModuleType in mro:
-            node.opaque = True
-            return ()
-        base = None
-        for b in (list, tuple, dict, set, frozenset, collections.deque, bytearray, array.array):
-            if b in mro:
-                base = b
-                break
+        ref = self._ref
         if base is list or base is tuple or base is collections.deque:
-            seq = list(base.__iter__(o)) if base.__len__(o) <= ITEMS else None
-            if seq is None:
-                node.trunc = True
-            else:
+            if base.__len__(o) <= ITEMS:
                 node.kind = "seq"
-                node.items = [self._ref(v, children) for v in seq]
+                node.items = [ref(v, children) for v in base.__iter__(o)]
+            else:
+                node.trunc = True
         elif base is dict:
             if dict.__len__(o) <= ITEMS:
                 node.kind = "map"
-                node.items = [(self._ref(k, children), self._ref(v, children)) for k, v in dict.items(o)]
+                node.items = [(ref(k, children), ref(v, children)) for k, v in dict.items(o)]
             else:
                 node.trunc = True
         elif base is set or base is frozenset:
             if base.__len__(o) <= ITEMS:
                 node.kind = "set"
-                node.items = frozenset(self._ref(v, children) for v in base.__iter__(o))
+                node.items = frozenset(ref(v, children) for v in base.__iter__(o))
             else:
                 node.trunc = True
         elif base is bytearray or base is array.array:
@@ -264,31 +250,37 @@ class Walker:
                 node.items = [sref(v) for v in seq]
             else:
                 node.state = bytes(o) if base is bytearray else o.tobytes()
-        elif base is None:
-            for b in (int, float, complex, str, bytes):
-                if b in mro:  # a scalar subclass (np.float64, a str subclass): its value
-                    try:
-                        node.state = (b, b.__repr__(o))
-                    except Exception:
-                        pass
-                    break
-        d = _instance_dict(o, mro)
-        slots = _slots(o, mro)
+        elif sbase is not None:  # a scalar subclass (np.float64, a str subclass): its value
+            try:
+                node.state = (sbase, sbase.__repr__(o))
+            except Exception:
+                pass
+        if ndarray:  # numpy's arrays (and subclasses): dtype, shape and data
+            try:
+                node.state = (str(o.dtype), o.shape, o.tobytes() if o.nbytes <= 1 << 22 else o.nbytes)
+            except Exception:
+                pass
+        d = None
+        if ddesc is not None:
+            try:
+                d = ddesc.__get__(o, t)
+            except Exception:
+                d = None
+            if type(d) is not dict:
+                d = None
         if d is not None or slots:
-            node.attrs = {}
+            attrs = node.attrs = {}
             if d is not None:
                 for k, v in list(d.items()):
                     if type(k) is str:
-                        node.attrs[k] = self._ref(v, children)
-            for k, v in slots:
-                node.attrs[k] = self._ref(v, children)
-        if node.kind is None and node.attrs is None and node.state is None:  # a C object's state
-            if _type_module(t) == "numpy" and _type_name(t) == "ndarray":
+                        attrs[k] = ref(v, children)
+            for k, desc in slots:
                 try:
-                    node.state = (str(o.dtype), o.shape, o.tobytes() if o.nbytes <= 1 << 22 else o.nbytes)
-                except Exception:
+                    attrs[k] = ref(desc.__get__(o, t), children)
+                except Exception:  # an unset slot
                     pass
-            else:
+        if node.kind is None and node.attrs is None and node.state is None:  # a C object's state
+            if crepr:
                 node.state = _c_state(o, t)
             if node.state is None:
                 node.opaque = True
@@ -415,6 +407,9 @@ def atoms_of(i, A, B):
     na, nb = A.nodes.get(i), B.nodes.get(i)
     if na is None or nb is None or na.trunc or nb.trunc:
         return []
+    if (na.t is nb.t and na.kind == nb.kind and na.state == nb.state and na.items == nb.items
+            and na.attrs == nb.attrs):
+        return []  # the same refs (compared in C): nothing changed in this object
     out = []
     if na.t is not nb.t:
         out.append((("t",), "set", None, None))
@@ -969,10 +964,6 @@ class Oracle:
         snap = self._snap(frame)
         self.cur = Step(self.stmts.key(frame.f_lineno), snap, resume=True)
         self.last_lasti = frame.f_lasti
-
-
-def code_first_line(frame):
-    return frame.f_code.co_firstlineno
 
 
 def threading_settrace_none():
@@ -1826,6 +1817,8 @@ def run_target(oracles, argv):
     sys.argv = list(argv)
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     status = 0
+    import threading  # frames of threads the program starts are traced too
+    threading.settrace(tracer.global_trace)
     sys.settrace(tracer.global_trace)
     try:
         runpy.run_path(script, run_name="__main__")
@@ -1837,6 +1830,7 @@ def run_target(oracles, argv):
         status = 1
     finally:
         sys.settrace(None)
+        threading.settrace(None)
     return status
 
 
