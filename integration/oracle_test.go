@@ -21,24 +21,33 @@ import (
 // The ΔS oracle: an independent reference for what each statement of a frame changed
 // (probe/python/tests/oracle.py, standard library only, no adi_probe). It runs the same program
 // under sys.settrace, snapshots the frame's variables as object graphs keyed by id() at every
-// line event, and judges adi's FLT of that frame step by step:
-//   (a) every change adi reports at step k is real at step k (not-real, wrong-step, wrong-kind);
+// line event (the objects kept alive while the frame runs, so no id is reused), and judges adi's
+// FLT of that frame step by step:
+//   (a) every change adi reports at step k is real at step k (not-real; wrong-step when it is
+//       real at another step; wrong-kind; while-suspended when other code made it while a
+//       generator was suspended and adi shows it at the resumption);
 //   (b) no path on a variable that was rebound, nor a path through an object that was replaced
 //       (path-on-rebound, path-across-rebinding);
 //   (c) no variable or value the oracle saw change in a step is missing from the step (missing),
-//       apart from adi's documented bounds, which the oracle lists as exempt: values past 1024
-//       walked values or 400 levels, changes inside dict keys or set elements (no path names
-//       them), a tuple rebound to an equal one, module state the function does not declare global;
-//   (d) one object's change is shown once, not once per alias (duplicate);
+//       apart from adi's documented bounds, which the oracle lists as exempt, not failed: a value
+//       past 1024 walked nodes or 400 levels (counted as adi counts them: a container of scalars
+//       is one node), changes inside dict keys or set elements (no path names them), a tuple or
+//       frozenset rebound to an equal one (no change), module state the function does not
+//       declare global;
+//   (d) one object's change is shown once, not once per alias or per path (duplicate);
 //   and an old and a new text never read the same (reads-same).
-// A change shown as a whole value where a few paths would name it is listed (whole_value), not
-// failed; a change the oracle cannot see into (a C object, past its own bounds) is unverifiable.
+// A change in place shown as a whole value where at most 8 paths would name it is listed
+// (whole_value), not failed; a change the oracle cannot see into (past its own bounds: 4096
+// nodes per variable) is listed as unverifiable.
 //
-// oracleXfail lists, per frame, the mismatches adi makes today (signature: "check line name"),
-// each with its reason: the test passes while adi's mismatches are among them, fails on any other,
-// and logs the ones no longer seen (remove them once adi is right). Run with -v to read every
-// mismatch: go test ./integration -run TestOracle -v. TestOracleRealRepos (networkx, django,
-// matplotlib, flask, requests copied as user code) runs with ADI_ORACLE_REPOS=1.
+// Each frame's xfail lists the mismatches adi makes today (signature: "check line name"), each
+// with its reason: the test passes while adi's mismatches are among them, fails on any other
+// (and on steps that differ from the statements the oracle saw run), and logs the ones no longer
+// seen (remove them once adi is right). Run with -v to read every mismatch:
+// go test ./integration -run TestOracle -v. TestOracleRealRepos (networkx, django, matplotlib,
+// flask, requests copied as user code) runs with ADI_ORACLE_REPOS=1. By hand, on any program:
+// python3 probe/python/tests/oracle.py --frame FILE:FUNC#N --adi FLT.json --text -- SCRIPT
+// (FLT.json: `adi flt "python3 SCRIPT" FILE:FUNC#N --json`).
 
 // oracleFrame is one frame to check: a function's file (relative to the program's directory),
 // qualname and invocation, and the mismatches it is known to have today.
