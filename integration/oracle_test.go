@@ -66,68 +66,26 @@ type oracleProgram struct {
 	frames []oracleFrame
 }
 
-const (
-	xfAlias       = "adi shows one write once per alias (each variable or container path reaching the object); the spec shows an object changed once, once"
-	xfRebound     = "a loop variable rebound to another object of the same type (a new tuple of the same symbols, the next XTick) is diffed by structure and shown as changes inside it (item[2].name, tick._loc) instead of a rebinding"
-	xfKeyReadd    = "a dict key whose own cache filled is shown as that key removed and re-added; keys are matched by identity: the key and its value did not change"
-	xfSameText    = "the dict is shown as changed as a whole with an old and a new text that read the same (the change is past the text's cut)"
-	xfKeyWhole    = "a change inside a key object (its cache) is shown again as the whole dict, after the key's own variables showed it"
-	xfWalkCut     = "a value near the 1024-node walk bound: an append moves where the walk stops, and a nested dict that did not change is shown changed (its old and new texts read the same)"
-	xfSorted      = "a list sorted in place: each slot now holds another object, and adi diffs the old and the new objects by structure (c_part[0]._mhash) instead of showing the slots replaced"
-	xfReplaced    = "an attribute rebound to a new object (a copied dict, a fresh list) is shown as keys added to or items appended to the old one (a path through the replacement)"
-	xfSuspended   = "a generator's resumed step shows what the caller changed while it was suspended; no statement of the frame caused it"
-	xfNumpyScalar = "a number rebound to an equal one of another type (a Python float and a numpy float64, a numpy int64 and an int) is shown as modified, with an old and a new text that read the same"
-	xfMplDuplic   = "matplotlib's transforms are reached through many paths from self; one cache write is shown once per path"
-)
+// xfCacheFill: docs/semantics.md's rule, which the oracle does not apply.
+const xfCacheFill = "a private attribute of a library object (shown by its own repr) set for the first time is a cache filling, which adi does not show (rule.__build, werkzeug's compiled builder)"
 
 var oracleShapes = oracleProgram{name: "shapes", script: "shapes.py", frames: []oracleFrame{
-	{file: "shapes.py", fn: "tuples_rebound", index: 1, xfail: map[string]string{
-		"path-on-rebound 35 item": xfRebound,
-	}},
-	{file: "shapes.py", fn: "keys_with_cache", index: 1, xfail: map[string]string{
-		"duplicate 46 x, powers, item, v": xfAlias + "; " + xfKeyWhole,
-		"duplicate 46 y, powers, item, v": xfAlias + "; " + xfKeyWhole,
-		"path-on-rebound 44 item":         xfRebound,
-		"reads-same 47 powers":            xfSameText,
-		"reads-same 46 powers":            xfSameText,
-	}},
-	{file: "shapes.py", fn: "aliases", index: 1, xfail: map[string]string{
-		"duplicate 63 c, same, pair, holder": xfAlias,
-		"duplicate 64 c, same, pair, holder": xfAlias,
-		"duplicate 65 c, same, pair, holder": xfAlias,
-		"duplicate 68 nums, view":            xfAlias,
-	}},
+	{file: "shapes.py", fn: "tuples_rebound", index: 1},
+	{file: "shapes.py", fn: "keys_with_cache", index: 1},
+	{file: "shapes.py", fn: "aliases", index: 1},
 	{file: "shapes.py", fn: "module_globals", index: 1},
 	{file: "shapes.py", fn: "module_globals", index: 2},
 	{file: "shapes.py", fn: "nested_text", index: 1},
-	{file: "shapes.py", fn: "walk_cut", index: 1, xfail: map[string]string{
-		"not-real 116 data":   xfWalkCut,
-		"reads-same 116 data": xfWalkCut,
-	}},
+	{file: "shapes.py", fn: "walk_cut", index: 1},
 	{file: "shapes.py", fn: "misc", index: 1},
 	{file: "shapes.py", fn: "gen", index: 1},
 }}
 
 var oracleSympy = oracleProgram{name: "sympy", pkg: "sympy", script: "sympy_monomials.py", frames: []oracleFrame{
-	{file: "sympy/polys/monomials.py", fn: "itermonomials", index: 1, xfail: map[string]string{
-		"duplicate 128 variables, monomials_list_comm, item": xfAlias,
-		"duplicate 129 monomials_list_comm":                  xfAlias,
-		"not-real 128 powers":                                xfKeyReadd,
-		"path-on-rebound 122 item":                           xfRebound,
-	}},
-	{file: "sympy/core/mul.py", fn: "Mul.flatten", index: 1, xfail: map[string]string{
-		"duplicate 703 c_part, _new":       xfAlias,
-		"path-across-rebinding 703 c_part": xfSorted,
-		"path-across-rebinding 703 _new":   xfSorted,
-	}},
-	{file: "sympy/core/mul.py", fn: "Mul.flatten", index: 2, xfail: map[string]string{
-		"duplicate 513 c_powers, e":          xfAlias,
-		"path-across-rebinding 513 c_powers": xfReplaced,
-		"path-across-rebinding 513 e":        xfReplaced,
-	}},
-	{file: "sympy/polys/polytools.py", fn: "_symbolic_factor_list", index: 1, xfail: map[string]string{
-		"duplicate 6029 expr, args, arg, base": xfAlias,
-	}},
+	{file: "sympy/polys/monomials.py", fn: "itermonomials", index: 1},
+	{file: "sympy/core/mul.py", fn: "Mul.flatten", index: 1},
+	{file: "sympy/core/mul.py", fn: "Mul.flatten", index: 2},
+	{file: "sympy/polys/polytools.py", fn: "_symbolic_factor_list", index: 1},
 }}
 
 // oracleRealRepos are frames of the real-repository workloads (bench/realrepos) and of small
@@ -136,73 +94,37 @@ var oracleRealRepos = []oracleProgram{
 	{name: "networkx", pkg: "networkx", script: "networkx_grid.py", frames: []oracleFrame{
 		{file: "networkx/algorithms/shortest_paths/weighted.py", fn: "_dijkstra_multisource", index: 1},
 		{file: "networkx/algorithms/shortest_paths/weighted.py", fn: "_dijkstra_multisource", index: 2},
-		{file: "networkx/classes/reportviews.py", fn: "EdgeView.__iter__", index: 1, xfail: map[string]string{
-			"while-suspended 1272 self": xfSuspended,
-			"while-suspended 1272 nbrs": xfSuspended,
-		}},
+		{file: "networkx/classes/reportviews.py", fn: "EdgeView.__iter__", index: 1},
 	}},
 	{name: "django", pkg: "django", script: "django_render.py", frames: []oracleFrame{
 		{file: "django/template/base.py", fn: "Variable.resolve", index: 1},
 		{file: "django/template/base.py", fn: "Variable._resolve_lookup", index: 1},
 		{file: "django/template/base.py", fn: "Template.render", index: 1},
 		{file: "django/template/base.py", fn: "Parser.parse", index: 1},
-		{file: "django/template/context.py", fn: "Context.bind_template", index: 1, xfail: map[string]string{
-			"while-suspended 152 self": xfSuspended,
-		}},
+		{file: "django/template/context.py", fn: "Context.bind_template", index: 1},
 	}},
 	{name: "matplotlib", pkg: "matplotlib", script: "matplotlib_plot.py", frames: []oracleFrame{
-		{file: "matplotlib/ticker.py", fn: "MaxNLocator._raw_ticks", index: 1, xfail: map[string]string{
-			"duplicate 2090 self":   xfMplDuplic,
-			"reads-same 2119 istep": xfNumpyScalar,
-		}},
-		{file: "matplotlib/ticker.py", fn: "MaxNLocator._raw_ticks", index: 2, xfail: map[string]string{
-			"reads-same 2119 istep": xfNumpyScalar,
-		}},
-		{file: "matplotlib/ticker.py", fn: "MaxNLocator.tick_values", index: 1, xfail: map[string]string{
-			"duplicate 2151 self":  xfMplDuplic,
-			"reads-same 2149 vmin": xfNumpyScalar,
-			"reads-same 2149 vmax": xfNumpyScalar,
-		}},
-		{file: "matplotlib/axis.py", fn: "Axis._update_ticks", index: 1, xfail: map[string]string{
-			"duplicate 1190 self":       xfMplDuplic,
-			"path-on-rebound 1194 tick": xfRebound,
-			"path-on-rebound 1215 tick": xfRebound,
-		}},
-		{file: "matplotlib/text.py", fn: "Text._get_layout", index: 1, xfail: map[string]string{
-			"reads-same 383 xmax":  xfNumpyScalar,
-			"reads-same 384 ymin":  xfNumpyScalar,
-			"reads-same 386 width": xfNumpyScalar,
-		}},
-		{file: "matplotlib/transforms.py", fn: "TransformNode._invalidate_internal", index: 1, xfail: map[string]string{
-			"duplicate 185 self, invalidating_node": xfAlias,
-		}},
-		{file: "matplotlib/axes/_base.py", fn: "_AxesBase.autoscale_view", index: 1, xfail: map[string]string{
-			"duplicate 2966 self": xfMplDuplic,
-			"duplicate 2969 self": xfMplDuplic,
-		}},
+		{file: "matplotlib/ticker.py", fn: "MaxNLocator._raw_ticks", index: 1},
+		{file: "matplotlib/ticker.py", fn: "MaxNLocator._raw_ticks", index: 2},
+		{file: "matplotlib/ticker.py", fn: "MaxNLocator.tick_values", index: 1},
+		{file: "matplotlib/axis.py", fn: "Axis._update_ticks", index: 1},
+		{file: "matplotlib/text.py", fn: "Text._get_layout", index: 1},
+		{file: "matplotlib/transforms.py", fn: "TransformNode._invalidate_internal", index: 1},
+		{file: "matplotlib/axes/_base.py", fn: "_AxesBase.autoscale_view", index: 1},
 	}},
 	{name: "flask", pkg: "flask", script: "flask_json.py", frames: []oracleFrame{
 		{file: "flask/json/provider.py", fn: "DefaultJSONProvider.response", index: 1},
 		{file: "flask/app.py", fn: "Flask.full_dispatch_request", index: 1},
 		{file: "flask/app.py", fn: "Flask.add_url_rule", index: 1, xfail: map[string]string{
-			"path-across-rebinding 1354 rule": xfReplaced,
+			"missing 1354 rule": xfCacheFill,
 		}},
-		{file: "flask/app.py", fn: "Flask.wsgi_app", index: 1, xfail: map[string]string{
-			"duplicate 2524 self, ctx":    xfAlias,
-			"duplicate 2524 environ, ctx": xfAlias,
-			"duplicate 2525 self, ctx":    xfAlias,
-			"duplicate 2541 environ, ctx": xfAlias,
-		}},
-		{file: "flask/ctx.py", fn: "RequestContext.__init__", index: 1, xfail: map[string]string{
-			"duplicate 310 environ, request": xfAlias,
-		}},
+		{file: "flask/app.py", fn: "Flask.wsgi_app", index: 1},
+		{file: "flask/ctx.py", fn: "RequestContext.__init__", index: 1},
 	}},
 	{name: "requests", pkg: "requests", script: "requests_prepare.py", frames: []oracleFrame{
 		{file: "requests/models.py", fn: "PreparedRequest.prepare_url", index: 1},
 		{file: "requests/models.py", fn: "PreparedRequest.prepare_headers", index: 1},
-		{file: "requests/cookies.py", fn: "get_cookie_header", index: 1, xfail: map[string]string{
-			"duplicate 147 jar, request, r": xfAlias,
-		}},
+		{file: "requests/cookies.py", fn: "get_cookie_header", index: 1},
 	}},
 }
 

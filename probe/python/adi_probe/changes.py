@@ -389,20 +389,15 @@ class Tracker:
         o, n, depth = r[0], r[1], r[2]
         roots[name] = self._root_record(v, depth, r)
         if o is v:  # changed in place
+            if id(v) in self._reported:
+                return []  # shown under another name this step (an alias)
             out = []
             self._walk("", n, v, out, name == self.self_name)
             return [[name, a, b, kind] if not p else [name, a, b, kind, _short(p)] for p, a, b, kind in out]
         t = type(v)
         if type(o) is t and t in _FROZEN and len(o) == len(v) and all(map(is_, o, v)):
             return []  # an immutable value holding the same objects: no change
-        new = self._value(v)
-        old = self._text(o)
-        if _as_text(old) == _as_text(new):
-            if type(o) is t:
-                return [[name, None, new, "same"]]
-            # equal texts of two types (a numpy int64 rebound to an int): the types tell them apart
-            old, new = "%s (%s)" % (_as_text(old), _type_text(type(o))), "%s (%s)" % (_as_text(new), _type_text(t))
-        return [[name, old, new, "mod"]]
+        return [[name] + list(_rebinding(self._text(o), self._value(v), type(o), t))]
 
     def _value(self, v):
         return self.values.value(v)
@@ -443,7 +438,7 @@ class Tracker:
             self._walk(path, n, v, out, False)
 
     def _rebound(self, path, old, new, out):
-        out.append((path, self._text(old), self._value(new), "mod"))
+        out.append((path,) + _rebinding(self._text(old), self._value(new), type(old), type(new)))
 
     def _seq_paths(self, path, n, v, out):
         items = tuple(_base(type(v)).__iter__(v))
@@ -691,6 +686,16 @@ def _key_id(k):
     if t in SCALARS or ((t is tuple or t is frozenset) and _frozen_plain(k)):
         return (t, k)
     return id(k)
+
+
+def _rebinding(old, new, told, tnew):
+    """(old, new, kind) of a rebinding: "same" when the new object reads as the old one did; two
+    types whose values read the same (a numpy int64 rebound to an int) are named."""
+    if _as_text(old) == _as_text(new):
+        if told is tnew:
+            return None, new, "same"
+        return "%s (%s)" % (_as_text(old), _type_text(told)), "%s (%s)" % (_as_text(new), _type_text(tnew)), "mod"
+    return old, new, "mod"
 
 
 def _as_text(x):

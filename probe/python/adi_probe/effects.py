@@ -5,7 +5,8 @@ the step could have changed it (changes.Tracker), so that a frame holding a big 
 pay for the graph at every line. ``Effects`` is what one statement's text says, read from its
 AST once per statement:
 
-- ``touched``: roots it may change in place: the base of a subscript or attribute it assigns,
+- ``touched``: roots it may change in place: the context of a ``with`` (a lock acquired), the
+  base of a subscript or attribute it assigns,
   augments or deletes (``d[k] = v``, ``p.n += 1``, ``xs += [1]``), the receiver of a method
   call that is not one of the read-only ones (``xs.append(1)``; ``d.get(k)`` reads), and the
   roots inside the arguments of a call that is not a pure builtin (``heappush(fringe, x)``,
@@ -185,7 +186,8 @@ class _Visitor:
             self.expr(node.test)
             return
         if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
+            for item in node.items:  # __enter__ and __exit__ may change it (a lock's state)
+                self.touched.update(_roots(item.context_expr))
                 self.expr(item.context_expr)
                 if item.optional_vars is not None:
                     self.target(item.optional_vars)

@@ -332,7 +332,11 @@ class Stepper:
         self.lasti = frame.f_lasti
         self.lineno = None
         self.key = key
-        self.ran = True  # the program ran while the frame was suspended
+        try:  # what other code changed while the frame was suspended is not this step's doing
+            self.tracker.changes(self._live(frame))
+        except Exception as exc:
+            self._fail(exc)
+            return
         self.visits[key] = self.visits.get(key, 0) + 1
         self._event("resume", True)
         if stop_hook is not None:
@@ -532,12 +536,10 @@ class Stepper:
         for name in self.facts.module_names(g):
             tracker.bind("global " + name, g[name], GLOBAL_DEPTH)
 
-    def _diff(self, frame):
-        """ΔS of the step now ending (changes.Tracker); values are ints, bools and None
-        themselves (output.py)."""
+    def _live(self, frame):
+        """The frame's roots now: its locals, and the globals it declares or names."""
         loc = frame.f_locals
-        watched = self.globals or self.facts.watched
-        if watched:
+        if self.globals or self.facts.watched:
             live = dict(loc)
             g = frame.f_globals
             for name in self.globals:
@@ -546,7 +548,13 @@ class Stepper:
             for name in self.facts.watched:
                 if name in g and name not in loc:
                     live["global " + name] = g[name]
-            loc = live
+            return live
+        return loc
+
+    def _diff(self, frame):
+        """ΔS of the step now ending (changes.Tracker); values are ints, bools and None
+        themselves (output.py)."""
+        loc = self._live(frame)
         key = self.key
         check = None
         if not self.ran and (self.callees is EMPTY or self._only_callees(len(self.callees))):
