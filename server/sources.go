@@ -22,7 +22,8 @@ import (
 // A check first syncs with the watch: it touches a file of a private directory the watch also
 // watches and reads the events until that file's; the kernel queues an event before the change
 // that makes it returns, in order, so an edit made before the command is always seen, and a check
-// costs that touch and a map lookup per file. A file that cannot be watched (no watch could be
+// costs that touch and its event (about 20 µs on a loaded 2-core machine, where stat-ing 250 files
+// took 1.1 ms) and a map lookup per file. A file that cannot be watched (no watch could be
 // made, its limit reached, a directory removed) is stat-ed at every check, as before; a queue that
 // overflowed, or a sync that did not come back, makes every session's next check stat its files.
 
