@@ -256,7 +256,7 @@ func (rn *runner) spawn(args []string) (*proc, error) {
 	pr := &proc{cmd: cmd, tag: dap.NewRunTag(), stdout: &capture{category: "stdout"},
 		stderr: &capture{category: "stderr"}, done: make(chan error, 1), exited: make(chan struct{})}
 	cmd.Env = append(append([]string(nil), p.Env...), dap.RunTagVar+"="+pr.tag)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = dap.NewGroupAttr()
 	var outW, errW *os.File
 	var err error
 	if pr.outP, outW, err = newPipe(pr.stdout); err != nil {

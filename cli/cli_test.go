@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,4 +44,15 @@ func TestProcessGone(t *testing.T) {
 	cmd := exec.Command("true")
 	require.NoError(t, cmd.Run())
 	assert.True(t, ProcessGone(cmd.Process.Pid))
+}
+
+// TestVersionFlag: `adi --version` is `adi version`: the version, the Go release, the platform.
+func TestVersionFlag(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errOut strings.Builder
+		code := Main(context.Background(), args, &out, &errOut, Options{})
+		assert.Equal(t, 0, code, errOut.String())
+		assert.Equal(t, "adi "+versionText()+"\n", out.String())
+		assert.Regexp(t, `^adi \S+ \(go\S+ `+runtime.GOOS+"/"+runtime.GOARCH+`\)\n$`, out.String())
+	}
 }

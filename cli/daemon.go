@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -184,7 +183,7 @@ func waitGone(pid int, d time.Duration) bool {
 }
 
 // ProcessGone reports whether process pid has ended (a zombie waiting to be reaped counts as
-// ended).
+// ended, where the system says so: see isZombie).
 func ProcessGone(pid int) bool {
 	if pid <= 0 {
 		return true
@@ -192,13 +191,5 @@ func ProcessGone(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return true
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return errors.Is(err, os.ErrNotExist)
-	}
-	// The state follows the command name in parentheses: "pid (comm) S ...".
-	if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] == 'Z' || b[i+2] == 'X'
-	}
-	return false
+	return isZombie(pid)
 }

@@ -142,6 +142,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Opt
 		printUsage(stdout)
 		return 0
 	}
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...) // as most programs spell it
+	}
 	name := args[0]
 	g := &Globals{Stdout: stdout, Stderr: stderr, opts: &opts}
 	var run RunFunc

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 )
@@ -76,7 +75,7 @@ func StartAdapter(ctx context.Context, opts AdapterOptions) (*Adapter, error) {
 	cmd := exec.Command(opts.Python.Path, "-m", "debugpy.adapter")
 	cmd.Env = env
 	cmd.Dir = opts.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = NewGroupAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("start debugpy adapter: %w", err)

@@ -1,12 +1,9 @@
 package dap
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -23,55 +20,16 @@ func NewRunTag() string {
 	return hex.EncodeToString(b[:])
 }
 
+// procInfo is a process, its parent and its group, as listProcs reads them (proc_linux.go: from
+// /proc; proc_darwin.go: from the kernel's process table, sysctl kern.proc.all).
 type procInfo struct {
 	pid, ppid, pgid int
 }
 
-// listProcs reads every process's parent and group from /proc.
-func listProcs() []procInfo {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	out := make([]procInfo, 0, len(ents))
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ... ; comm may contain spaces and parentheses.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 3 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		pgid, _ := strconv.Atoi(f[2])
-		out = append(out, procInfo{pid: pid, ppid: ppid, pgid: pgid})
-	}
-	return out
-}
-
-func hasTag(pid int, tag string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	want := []byte(RunTagVar + "=" + tag)
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if bytes.Equal(kv, want) {
-			return true
-		}
-	}
-	return false
-}
+// NewGroupAttr returns the attributes of a process adi starts for a run: in a process group of its
+// own (KillRun ends it whole) and, on Linux, killed when adi's thread that started it exits
+// (Pdeathsig; macOS has no such thing: there a process outlives a killed adi).
+func NewGroupAttr() *syscall.SysProcAttr { return groupAttr() }
 
 // RunProcs returns the live processes of a run: root and its descendants, and every process whose
 // environment carries tag (tag may be empty to skip that search).
@@ -94,7 +52,7 @@ func RunProcs(root int, tag string) []int {
 		}
 	}
 	if root > 0 {
-		if _, err := os.Stat("/proc/" + strconv.Itoa(root)); err == nil {
+		if processExists(root) {
 			walk(root)
 		}
 	}
@@ -112,16 +70,6 @@ func RunProcs(root int, tag string) []int {
 		}
 	}
 	return out
-}
-
-// ProcessEnded reports whether process pid has exited: gone, or a zombie waiting to be reaped.
-func ProcessEnded(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
 
 // KillRun sends SIGKILL to every process of a run (see RunProcs) and to their process groups,

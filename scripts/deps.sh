@@ -12,6 +12,8 @@
 #     integration/vscode (@vscode/debugadapter-testsupport), integration/browser (playwright-core)
 #     and integration/mcpts (@modelcontextprotocol/sdk, the MCP TypeScript SDK's client).
 # `scripts/deps.sh runtime` (make deps) installs only python3 and debugpy: what running adi needs.
+# `scripts/deps.sh dist` (make test-dist; `all` has them too) adds what installing adi's wheel
+# into a fresh venv and for the user takes: python3-venv (venv's ensurepip) and python3-pip.
 # `scripts/deps.sh bench` (make bench) installs everything above and the seven libraries of the
 # benchmark's "real repositories" table, whose Debian packages it copies as user code:
 #     python3-requests python3-flask python3-networkx python3-django python3-sklearn
@@ -22,8 +24,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mode=${1:-all}
 case "$mode" in
-  all|runtime|bench) ;;
-  *) echo "deps: unknown mode \"$mode\"; use: scripts/deps.sh [all|runtime|bench]" >&2; exit 2 ;;
+  all|runtime|bench|dist) ;;
+  *) echo "deps: unknown mode \"$mode\"; use: scripts/deps.sh [all|runtime|bench|dist]" >&2; exit 2 ;;
 esac
 
 need=()
@@ -38,6 +40,12 @@ print(" ".join(m for m in sys.argv[1:] if u.find_spec(m) is None))' $mods 2>/dev
 for m in $missing; do need+=("python3-$m"); done
 [ -x /usr/bin/python3 ] || need+=(python3)
 if [ "$mode" != runtime ]; then
+  # Debian ships venv's ensurepip in python3-venv and pip in python3-pip (make test-dist uses
+  # /usr/bin/python3's).
+  /usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+  /usr/bin/python3 -c 'import pip' >/dev/null 2>&1 || need+=(python3-pip)
+fi
+if [ "$mode" != runtime ] && [ "$mode" != dist ]; then
   command -v node >/dev/null 2>&1 || need+=(nodejs)
   command -v npm >/dev/null 2>&1 || need+=(npm)
   [ -x /usr/bin/chromium ] || need+=(chromium)
@@ -55,7 +63,7 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
 fi
-[ "$mode" != runtime ] || exit 0
+[ "$mode" != runtime ] && [ "$mode" != dist ] || exit 0
 
 # npm ci deletes and reinstalls node_modules, so skip a suite already installed from its lockfile.
 for suite in vscode browser mcpts; do

@@ -3,19 +3,20 @@ package server
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // TestSourceWatchSeesEveryChange: once a recording's files are watched, each way of changing one
 // is seen by the next check at once (the check reads the events queued so far): a write in place,
-// a touch, a replacement by rename, a removal; events on other files of the directory are not; a
-// removed directory makes its files unwatched (stat-ed at every check); an overflow makes every
-// recording checked again.
+// a truncation, a touch, a change of mode, a replacement by rename, a removal; events on other
+// files of the directory are not; a removed directory makes its files unwatched (stat-ed at every
+// check); an overflow makes every recording checked again, and so does a watch that had to be
+// given up (its sync files removed), which the next check makes again.
 func TestSourceWatchSeesEveryChange(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "pkg")
@@ -45,8 +46,12 @@ func TestSourceWatchSeesEveryChange(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, check(), "written in place (still open)")
 	require.NoError(t, f.Close())
-	assert.True(t, check(), "closed after writing")
-	assert.False(t, check(), "nothing since")
+	assert.False(t, check(), "nothing since (closing it changes nothing)")
+
+	require.NoError(t, os.Truncate(a, 2))
+	assert.True(t, check(), "truncated")
+	require.NoError(t, os.Chmod(a, 0o600))
+	assert.True(t, check(), "its mode changed")
 
 	touched := time.Unix(1700000000, 0)
 	require.NoError(t, os.Chtimes(b, touched, touched))
@@ -64,6 +69,20 @@ func TestSourceWatchSeesEveryChange(t *testing.T) {
 	assert.True(t, check(), "its directory removed")
 	assert.False(t, w.add(rf.files), "a directory whose watch ended is not watched again: its files are stat-ed")
 
-	w.event(0, syscall.IN_Q_OVERFLOW, "")
+	w.error(fsnotify.ErrEventOverflow)
 	assert.True(t, check(), "events were lost")
+	assert.False(t, check(), "nothing since")
+
+	c := filepath.Join(dir, "c.py")
+	require.NoError(t, os.WriteFile(c, []byte("x = 1\n"), 0o644))
+	rf.files = []string{c}
+	require.True(t, w.add(rf.files))
+	check() // (its creation)
+	assert.False(t, check(), "a new recording's file, unchanged")
+	require.NoError(t, os.RemoveAll(w.sync))
+	assert.True(t, check(), "the watch was given up: every file is stat-ed")
+	require.True(t, w.add(rf.files), "the next check watches them again")
+	assert.False(t, check(), "nothing since")
+	require.NoError(t, os.WriteFile(c, []byte("x = 2\n"), 0o644))
+	assert.True(t, check(), "seen by the new watch")
 }

@@ -1,3 +1,5 @@
+//go:build !windows
+
 // Command adi is the command line of adi, which gives debugging agents and people a
 // function-level view of a Python run over debugpy. Run `adi help` for the commands.
 //
