@@ -66,7 +66,9 @@ type TreeFailure struct {
 // CallNode is one invocation in a call tree, with the children shown and a count of those left
 // out.
 type CallNode struct {
-	FID       string     `json:"fid"`
+	FID string `json:"fid"`
+	// ref is how the text names FID (Trace.Ref: its qualname when that is unambiguous).
+	ref       string
 	Frame     int        `json:"frame"`
 	Args      []Arg      `json:"args"`
 	Status    Status     `json:"status"`
@@ -303,7 +305,7 @@ func (b *treeBuilder) addFailure(j int) *TreeFailure {
 
 func (b *treeBuilder) node(j, level int) *CallNode {
 	f := &b.t.Frames[j]
-	n := &CallNode{FID: f.FID().String(), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception,
+	n := &CallNode{FID: f.FID().String(), ref: b.t.Ref(f.FID()), Frame: j, Args: f.Args, Status: f.Status, Return: f.Return, Exception: f.Exception,
 		Kind: f.Code.Kind.String(), Yields: b.t.Yields(j), LastYield: b.t.LastYield(j),
 		own: b.script != "" && f.File == b.script}
 	if f.Caller < 0 {
@@ -620,9 +622,18 @@ func (r *treeRenderer) node(n *CallNode, indent string) {
 		e.Type == r.failure.Type && e.Message == r.failure.Message {
 		outcome = "raised " + e.Type[strings.LastIndexByte(e.Type, '.')+1:] + " (the failure)"
 	}
-	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.FID, d.sigArgs(n.Args), outcome)
+	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.name(), d.sigArgs(n.Args), outcome)
 	if n.Thread != "" {
 		line += "  [thread " + n.Thread + "]"
+	}
+	if n.HiddenBy == "depth" && len(n.Hidden) > 0 {
+		// what lies below the depth limit, counted on the node's own line (call-tree FID opens it)
+		calls := max(n.HiddenCalls, groupsCount(n.Hidden))
+		if calls == 1 {
+			line += "  ⋯ 1 call below"
+		} else {
+			line += fmt.Sprintf("  ⋯ %d calls below", calls)
+		}
 	}
 	dc.add(chunk{lines: []string{line}, first: dc.total, last: dc.total, keep: n.Failure})
 	if len(n.Imports) > 0 {
@@ -665,14 +676,22 @@ func (r *treeRenderer) node(n *CallNode, indent string) {
 	if len(n.Hidden) == 0 {
 		return
 	}
-	line = indent + "  … " + hiddenText(n.Hidden, n.HiddenCalls, "more ")
 	if n.HiddenBy == "depth" {
-		line = indent + "  … " + groupsText(n.Hidden, "") + " below the depth limit"
-		if count := groupsCount(n.Hidden); n.HiddenCalls > count {
-			line += fmt.Sprintf(", %d with their callees", n.HiddenCalls)
-		}
+		return // on the node's line
+	}
+	line = indent + "  … " + groupsTextMax(n.Hidden, "more ", 3)
+	if n.HiddenCalls > groupsCount(n.Hidden) {
+		line += fmt.Sprintf(", %d with their callees", n.HiddenCalls)
 	}
 	dc.add(chunk{lines: []string{line}})
+}
+
+// name is how the text names node n: its short reference, or its fid.
+func (n *CallNode) name() string {
+	if n.ref != "" {
+		return n.ref
+	}
+	return n.FID
 }
 
 // late says why node n is folded at this detail level with the calls like it beside it ("after

@@ -280,8 +280,7 @@ app:<module>#1() → raised ValueError (the failure)
       lib:step#2(n=2) → 2
       lib:step#3(n=3) → raised ValueError (the failure)
         lib:check#1(v=7) → raised ValueError (the failure)
-      lib:close#1() → None
-        … 1 call to flush below the depth limit
+      lib:close#1() → None  ⋯ 1 call below
     lib:shutdown#1(reason='error') → None
       lib:flush#2() → None
       lib:flush#3() → None
@@ -295,7 +294,8 @@ app:<module>#1() → raised ValueError (the failure)
 	assert.True(t, main.Children[9].Teardown)             // shutdown, in main's finally
 	assert.Equal(t, []CallGroup{{Func: "lib:cleanup", Count: 2, First: "lib:cleanup#1"}}, run.ExitRoots)
 
-	// under the budget: the calls after the failure fold, then the calls below configure
+	// under the budget: the calls below library calls off the failure path fold (calls after
+	// the failure fold only where that is shorter)
 	assert.Equal(t, `Call tree of the run: 3 entry frames (depth 3, width 10):
 Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 4 levels deep; the calls leading there are shown whatever the depth.
 app:<module>#1() → raised ValueError (the failure)
@@ -315,27 +315,29 @@ app:<module>#1() → raised ValueError (the failure)
       lib:step#2(n=2) → 2
       lib:step#3(n=3) → raised ValueError (the failure)
         lib:check#1(v=7) → raised ValueError (the failure)
-      … after the failure, folded: 1 call to close
-    … after the failure, folded: 1 call to shutdown, 4 with their callees
+      lib:close#1() → None  ⋯ 1 call below
+    lib:shutdown#1(reason='error') → None
+      … 3 calls to flush folded
 … at exit (after the main module ended): 2 calls to cleanup, 3 with their callees (adi call-tree lib:cleanup#1 shows the first)
 Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
-(shrunk to fit the 380-token budget: calls after the failure and during imports folded; callees of library calls off the failure path folded)
-`, faces.CLI.Render(run.Text(TextOptions{Budget: 380})))
+(shrunk to fit the 340-token budget: callees of library calls off the failure path folded)
+`, faces.CLI.Render(run.Text(TextOptions{Budget: 340})))
 	// tighter: the middle is cut, but not the failure path
 	assert.Equal(t, `Call tree of the run: 3 entry frames (depth 3, width 10):
 Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 4 levels deep; the calls leading there are shown whatever the depth.
 app:<module>#1() → raised ValueError (the failure)
   … imported lib: 1 call (call-tree lib:<module>#1 shows it)
   app:main#1() → raised ValueError (the failure)
-┆ … nodes 3–10 of 15 cut here to fit the budget
+    lib:configure#1() → {'debug': False}
+┆ … nodes 4–10 of 17 cut here to fit the budget
     lib:run#1(opts={'debug': False}) → raised ValueError (the failure)
-┆ … nodes 12–13 of 15 cut here to fit the budget
+┆ … nodes 12–13 of 17 cut here to fit the budget
       lib:step#3(n=3) → raised ValueError (the failure)
         lib:check#1(v=7) → raised ValueError (the failure)
-┆ … 2 parts cut here to fit the budget
+┆ … nodes 16–17 of 17 cut here to fit the budget
 … at exit (after the main module ended): 2 calls to cleanup, 3 with their callees (adi call-tree lib:cleanup#1 shows the first)
 Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
-(shrunk to fit the 300-token budget: calls after the failure and during imports folded; callees of library calls off the failure path folded; nodes 3–13 of 15 cut but for the failure path)
+(shrunk to fit the 300-token budget: callees of library calls off the failure path folded; nodes 4–17 of 17 cut but for the failure path)
 `, faces.CLI.Render(run.Text(TextOptions{Budget: 300})))
 
 	for _, budget := range []int{200, 250, 300, 350, 400} {
@@ -356,8 +358,7 @@ app:main#1() → raised ValueError (the failure)
     lib:step#2(n=2) → 2
     lib:step#3(n=3) → raised ValueError (the failure)
       lib:check#1(v=7) → raised ValueError (the failure)
-    lib:close#1() → None
-      … 1 call to flush below the depth limit
+    lib:close#1() → None  ⋯ 1 call below
   … 1 more call to shutdown, 4 with their callees
 `, faces.CLI.Render(mustTree(t, tr, 2, TreeOptions{Depth: 1, Width: 4}).Text(TextOptions{})))
 }

@@ -423,9 +423,9 @@ func (d detail) callText(c CallView) string {
 	case c.FID == "":
 		return "(a call that is not in the recording)"
 	case d.noReturns:
-		return c.FID
+		return c.name()
 	default:
-		return c.FID + " → " + d.frameOutcome(c.Status, c.Return, c.Exception, Yielded{c.Kind, c.Yields, c.LastYield})
+		return c.name() + " → " + d.frameOutcome(c.Status, c.Return, c.Exception, Yielded{c.Kind, c.Yields, c.LastYield})
 	}
 }
 

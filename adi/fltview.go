@@ -54,7 +54,9 @@ type StepView struct {
 
 // CallView is a call a statement made: the callee's fid and outcome.
 type CallView struct {
-	FID       string     `json:"fid"` // "" when the callee is not in T
+	FID string `json:"fid"` // "" when the callee is not in T
+	// ref is how the text names FID (Trace.Ref).
+	ref       string
 	Frame     int        `json:"frame"`
 	Status    Status     `json:"status,omitempty"`
 	Return    string     `json:"return,omitempty"`
@@ -63,6 +65,14 @@ type CallView struct {
 	Kind      string `json:"kind,omitempty"`
 	Yields    int    `json:"yields,omitempty"`
 	LastYield string `json:"last_yield,omitempty"`
+}
+
+// name is how the text names the callee: its short reference, or its fid.
+func (c CallView) name() string {
+	if c.ref != "" {
+		return c.ref
+	}
+	return c.FID
 }
 
 // FLTView resolves flt, an FLT of a frame of t, for rendering.
@@ -90,7 +100,7 @@ func (t *Trace) callView(j int) CallView {
 	if f == nil {
 		return CallView{Frame: j}
 	}
-	return CallView{FID: f.FID().String(), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception,
+	return CallView{FID: f.FID().String(), ref: t.Ref(f.FID()), Frame: j, Status: f.Status, Return: f.Return, Exception: f.Exception,
 		Kind: f.Code.Kind.String(), Yields: t.Yields(j), LastYield: t.LastYield(j)}
 }
 

@@ -380,6 +380,22 @@ type Trace struct {
 	// same line (lambdas, or several definitions on one line): a "file:line" reference cannot name
 	// them. Usually empty.
 	sharedLine map[string]bool
+	// sharedShort holds the qualnames (ShortName) that name more than one recorded function (two
+	// modules' Node.__init__): Ref writes those with their module.
+	sharedShort map[string]bool
+}
+
+// Ref writes fid f the way the text names it: a function of a package module by its qualname
+// and index ("Basic.__hash__#3" for sympy.core.basic:Basic.__hash__#3), which commands resolve,
+// when no other recorded function has that qualname; else, and for a top-level module's
+// function (short already: "shop:check#4"), in full.
+func (t *Trace) Ref(f FID) string {
+	short := ShortName(f.Func)
+	mod := f.Func[:len(f.Func)-len(short)]
+	if t == nil || t.funcNames == nil || t.sharedShort[short] || !strings.Contains(mod, ".") {
+		return f.String()
+	}
+	return short + "#" + strconv.Itoa(f.Index)
 }
 
 // ChangeKind says what a statement did to a variable.
@@ -547,6 +563,18 @@ func (t *Trace) Index() {
 	}
 	first := make(map[defLine]string, len(t.funcNames))
 	t.sharedLine = nil
+	t.sharedShort = nil
+	shorts := make(map[string]bool, len(t.funcNames))
+	for _, fn := range t.funcNames {
+		s := ShortName(fn)
+		if shorts[s] {
+			if t.sharedShort == nil {
+				t.sharedShort = make(map[string]bool)
+			}
+			t.sharedShort[s] = true
+		}
+		shorts[s] = true
+	}
 	for j, fn := range t.funcNames {
 		c := t.Frames[t.funcInv[t.funcStart[j]]].Code
 		k := defLine{path.Clean(c.File), c.Line}

@@ -82,8 +82,7 @@ test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20
   … 2 more tests (a larger --width lists them)
 Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 1, width 1):
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)
-  cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
-    … 2 calls to line_total below the depth limit
+  cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0  ⋯ 2 calls below
 … 2 more entry calls to TestLine.test_line, 4 with their callees
 … the test runner imported test_cart: 3 calls (call-tree test_cart:<module>#1 shows them)
 `},
@@ -94,15 +93,13 @@ test_cart:<module>#1() → None
   … imported cart: 1 call (call-tree cart:<module>#1 shows it)
   test_cart:TestLine#1() → None
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)
-  cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
-    … 2 calls to line_total below the depth limit
+  cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0  ⋯ 2 calls below
 … 2 more entry calls to TestLine.test_line, 4 with their callees
 `},
 		{"test target without tests", func(t *testing.T) *CallTree { return mustRunTree(t, fixture(), TreeOptions{Depth: 1}, true) }, `Tests: none recorded (no test function ran as user code); see the target's output.
 Call tree of the run: 1 entry frame (depth 1, width 10):
 t:<module>#1() → None
-  t:main#1() → 48
-    … 5 calls (2 to normalize, 1 to fib, 1 to Helper.run, 1 to check) below the depth limit, 10 with their callees
+  t:main#1() → 48  ⋯ 10 calls below
 `},
 	}
 	for _, tt := range tests {

@@ -58,10 +58,8 @@ func TestBareCallsShowValues(t *testing.T) {
 	assert.Equal(t, `Call tree of big:<module>#1 (depth 2, width 2):
 big:<module>#1() → None
   big:main#1(times=3000) → None
-    big:deep#1(d=3, n=5) → {'n': 5, 'total': 10}
-      … 1 call to deep below the depth limit, 9 with their callees
-    big:deep#5(d=3, n=5) → {'n': 5, 'total': 10}
-      … 1 call to deep below the depth limit, 9 with their callees
+    big:deep#1(d=3, n=5) → {'n': 5, 'total': 10}  ⋯ 9 calls below
+    big:deep#5(d=3, n=5) → {'n': 5, 'total': 10}  ⋯ 9 calls below
     … 2998 more calls to deep, 29980 with their callees
 `, res.stdout)
 	assert.Empty(t, runs(), "the frames shown have their values: no run records them")
@@ -70,8 +68,7 @@ big:<module>#1() → None
 big:deep#10001(d=3, n=5) → <dict, not rendered>
   big:deep#10002(d=2, n=5) → <dict, not rendered>
     big:deep#10003(d=1, n=5) → {'n': 5, 'total': 10}
-      big:deep#10004(d=0, n=5) → {'n': 5, 'total': 10}
-        … 1 call to mid below the depth limit, 6 with their callees
+      big:deep#10004(d=0, n=5) → {'n': 5, 'total': 10}  ⋯ 6 calls below
 `
 	res = r.run("call-tree", cmd, "big.py:deep#10001")
 	require.Equal(t, 0, res.code, res.stderr)

@@ -88,14 +88,11 @@ app:<module>#1() → raised ValueError (the failure)
   shop:register#12(name='l') → 12
   shop:total#1(rows=['x=1', 'y=2']) → 3.0
     shop:prices#1(rows=['x=1', 'y=2']) → yielded 2 (last ('y', 2.0))
-      shop:parse#1(row='x=1') → ('x', 1.0)
-        … 1 call to check below the depth limit
-      shop:parse#2(row='y=2') → ('y', 2.0)
-        … 1 call to check below the depth limit
+      shop:parse#1(row='x=1') → ('x', 1.0)  ⋯ 1 call below
+      shop:parse#2(row='y=2') → ('y', 2.0)  ⋯ 1 call below
   shop:total#2(rows=['x=1', 'y=-3']) → raised ValueError (the failure)
     shop:prices#2(rows=['x=1', 'y=-3']) → raised ValueError (the failure)
-      shop:parse#3(row='x=1') → ('x', 1.0)
-        … 1 call to check below the depth limit
+      shop:parse#3(row='x=1') → ('x', 1.0)  ⋯ 1 call below
       shop:parse#4(row='y=-3') → raised ValueError (the failure)
         shop:check#4(p=-3.0) → raised ValueError (the failure)
 … at exit (after the main module ended): 1 call to goodbye (adi call-tree shop:goodbye#1 shows it)

@@ -14,10 +14,8 @@ func TestEngineRecursionLimit(t *testing.T) {
 	s := newSession(t, workdir(t, "recursion_limit.py"), "python recursion_limit.py")
 	assert.Equal(t, "Call tree of recursion_limit:main#1 (depth 1, width 10):\n"+
 		"recursion_limit:main#1() → None\n"+
-		"  recursion_limit:depth#1() → 'maximum recursion depth exceeded'\n"+
-		"    … 1 call to down below the depth limit, 997 with their callees\n"+
-		"  recursion_limit:reached#1() → 997\n"+
-		"    … 1 call to reached.<locals>.count below the depth limit, 997 with their callees\n"+
+		"  recursion_limit:depth#1() → 'maximum recursion depth exceeded'  ⋯ 997 calls below\n"+
+		"  recursion_limit:reached#1() → 997  ⋯ 997 calls below\n"+
 		"  recursion_limit:after#1(x=21) → 42\n",
 		do(t, s, "call-tree recursion_limit:main#1 --depth 1").Text)
 	assert.Equal(t, "Call tree of recursion_limit:down#997 (depth 1, width 10):\n"+
