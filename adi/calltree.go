@@ -604,6 +604,9 @@ func setupFolds(note string) []shrink {
 	return out
 }
 
+// treeValue bounds each value a call tree shows (arguments, returns), in characters.
+const treeValue = 40
+
 // treeRenderer renders the nodes of a call tree at one detail level.
 type treeRenderer struct {
 	dc     *doc
@@ -617,12 +620,19 @@ type treeRenderer struct {
 func (r *treeRenderer) node(n *CallNode, indent string) {
 	dc, d := r.dc, r.d
 	dc.total++
+	if d.valueLimit == 0 || d.valueLimit > treeValue {
+		d.valueLimit = treeValue // an overview: the FLT shows the values in full
+	}
+	// an exception's message says what failed: it keeps the limit of the text as a whole
 	outcome := d.frameOutcome(n.Status, n.Return, n.Exception, Yielded{n.Kind, n.Yields, n.LastYield})
+	if n.Status == Raised {
+		outcome = r.d.frameOutcome(n.Status, n.Return, n.Exception, Yielded{n.Kind, n.Yields, n.LastYield})
+	}
 	if e := n.Exception; n.Failure && n.Status == Raised && e != nil && r.failure != nil &&
 		e.Type == r.failure.Type && e.Message == r.failure.Message {
 		outcome = "raised " + e.Type[strings.LastIndexByte(e.Type, '.')+1:] + " (the failure)"
 	}
-	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.name(), d.sigArgs(n.Args), outcome)
+	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.name(), d.treeArgs(n.Args), outcome)
 	if n.Thread != "" {
 		line += "  [thread " + n.Thread + "]"
 	}

@@ -257,6 +257,18 @@ func (d detail) sigArgs(args []Arg) string {
 	return strings.Join(parts, ", ")
 }
 
+// treeArgs renders a call tree node's arguments: sigArgs, with a method's self (cls) named
+// without its value (its class is in the function's name; its state in the FLT).
+func (d detail) treeArgs(args []Arg) string {
+	if len(args) > 0 && (args[0].Name == "self" || args[0].Name == "cls") {
+		if len(args) == 1 {
+			return args[0].Name
+		}
+		return args[0].Name + ", " + d.sigArgs(args[1:])
+	}
+	return d.sigArgs(args)
+}
+
 // outcome renders how an invocation ended: its return value, "raised T: msg", "(unfinished)" or,
 // for a generator or coroutine that never ran, "not started".
 func (d detail) outcome(st Status, ret string, exc *Exception) string {

@@ -69,9 +69,9 @@ test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  whe
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
     cart:line_total#1(qty=10, price=2.0, rate=0.1) → 20.0
     cart:line_total#2(qty=3, price=3.0, rate=0.1) → 9.0
-test_cart:TestLine.test_line#1(self=<test_cart.TestLine object at 0x…>, qty=1, price=2.0) → None
+test_cart:TestLine.test_line#1(self, qty=1, price=2.0) → None
   cart:line_total#3(qty=1, price=2.0, rate=0.0) → 2.0
-test_cart:TestLine.test_line#2(self=<test_cart.TestLine object at 0x…>, qty=20, price=1.0) → None
+test_cart:TestLine.test_line#2(self, qty=20, price=1.0) → None
   cart:line_total#4(qty=20, price=1.0, rate=0.0) → 20.0
 … the test runner imported test_cart: 3 calls (call-tree test_cart:<module>#1 shows them)
 `},
