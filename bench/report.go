@@ -45,7 +45,7 @@ func (r *Report) Miss(part string, err error) {
 // bar is one of the bars with the value measured against it.
 type bar struct{ what, bar, measured, met string }
 
-// Markdown renders the report as markdown tables, ready for the README.
+// Markdown renders the report as markdown tables, ready for docs/benchmarks.md.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	var bars []bar

@@ -11,7 +11,10 @@
 //     a debug run.
 //   - commands.go: Do, one ADI command on a session.
 //   - fltcache.go: the FLT cache: recording a missing FLT (with the next breakpoint hits, or for a
-//     set of frames) and adopting a re-run's FLTs.
+//     set of frames) and adopting a re-run's FLTs; fltstore.go: where the cache keeps them, packed
+//     (internal/fltpack), each unpacked when a command shows it.
+//   - values.go: the values of frames the first run recorded bare (past its first calls, deep
+//     ones): recording them with a light re-run when an answer would show them, and keeping them.
 //   - replay.go: the replay check: what a re-run's probe checks (expect) and how a re-run is
 //     judged against the recording.
 //   - conditions.go: evaluating breakpoint conditions in one re-run.
@@ -19,7 +22,8 @@
 //     and kept FLTs, reading runs back, atomic writes.
 //   - focus.go: the FLTs the first run records for the frames the first command names.
 //   - execute.go: exec, a statement run inside a past frame.
-//   - standby.go: the debug run kept ready for the next exec --then-continue.
+//   - standby.go: the debug run kept ready for the next exec --then-continue; ready.go: the probe
+//     process kept ready for the next run under the probe alone (a re-run, an exec).
 //   - external.go: External, a session whose first run an editor launches (adi dap);
 //     editorwatch.go: watches added to that run while it runs (its probe's control server).
 //   - manager.go: Manager, the sessions of one adi process (recorded and live: the one registry).
@@ -40,7 +44,9 @@
 // hand-over) plus the debuggee's watcher (debugwatch.go) and the watch on the adapter's context
 // (adapterContext, debugrun.go); all end with the run. A Session serialises its commands with a
 // mutex; its own goroutines are a standby's (standby.go): one starts it and ends once it is
-// ready, and one releases a standby an exec gave up waiting for. A Manager runs the idle reaper
-// (manager.go) when IdleTimeout is set. Timers (time.AfterFunc) end a standby left unused or slow
-// to start, and return memory to the OS (memory.go).
+// ready, and one releases a standby an exec gave up waiting for; a run kept ready (ready.go) has
+// one that starts it and ends once it is ready. A Manager runs the idle reaper (manager.go) when
+// IdleTimeout is set. Timers (time.AfterFunc) start a run kept ready once its session is idle, end
+// a standby left unused or slow to start and a run kept ready left unused, and return memory to
+// the OS (memory.go).
 package bridge

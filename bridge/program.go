@@ -64,12 +64,11 @@ const DefaultEagerSteps = 20000
 
 // EagerMS bounds the time of a first run's eager FLTs: no eager FLT starts once they have spent
 // that many milliseconds starting FLTs and on their line events (taking, comparing and rendering
-// variables). A step costs about 4 µs in a small frame but up to a millisecond where big objects
-// are in scope (a web framework's application object), so the step budget alone does not bound
-// the first command's cost. What the budget counts is not all they cost: their snapshots and
-// records are objects that outlive the young collections, and 10 ms of them made the collector
-// run one more full collection of sympy's heap (35 ms); with 5 ms the first run took 0.92x
-// (sympy), 0.96x (django) and 0.94x (networkx) the time it took with 10 ms.
+// variables). A step is cheap in a small frame but costs orders of magnitude more where big
+// objects are in scope (a web framework's application object), so the step budget alone does not
+// bound the first command's cost. What the budget counts is not all they cost: their snapshots and
+// records are objects that outlive Python's young collections and so bring on full collections of
+// a big program's heap, which no budget counts; that is why the budget is small.
 const EagerMS = 5
 
 func (o Options) eagerSteps() int {
@@ -110,8 +109,9 @@ type Program struct {
 }
 
 // debugpyLookup is the search for the python with debugpy, done when first needed: a recording
-// does not need it, and on a new machine it starts each candidate interpreter (a pyenv shim
-// costs about 0.1 s), which the first command would otherwise pay before its run starts.
+// does not need it, and on a new machine it starts each candidate interpreter (a pyenv shim is a
+// shell script that starts more processes), which the first command would otherwise pay before
+// its run starts.
 type debugpyLookup struct {
 	flag string // --python
 	mu   sync.Mutex
@@ -189,7 +189,7 @@ func NewProgram(ctx context.Context, o Options) (*Program, target.Target, error)
 	// that python, and what needs debugpy says so (NeedDebugpy). It is looked for now only when
 	// the target's interpreter is "the" python, which then means that one, and no interpreter
 	// was chosen (--python, $ADI_PYTHON): the one chosen is that python, with or without
-	// debugpy, and starting it to ask would cost the first command about 25 ms.
+	// debugpy, and starting it to ask would cost the first command an interpreter's start.
 	p.debugpy = &debugpyLookup{flag: o.Python}
 	chosen, how := dap.ChosenPython(o.Python)
 	var dbg *dap.Python

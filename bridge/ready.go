@@ -17,8 +17,8 @@ import (
 // alone (a re-run for FLTs or values, an exec, conditions): `python adi_probe_run.py --standby
 // FIFO` with the program's interpreter, flags, environment and directory, which has started the
 // interpreter and imported the probe's modules and waits on the FIFO for the path of its config.
-// Taking it saves what every run spends before the target starts (about 45 ms here: the
-// interpreter's start with site, then the probe's modules), most of a small program's re-run.
+// Taking it saves what every run spends before the target starts (the interpreter's start with
+// site, then the probe's modules), most of a small program's re-run.
 // Nothing of the target has run before it takes its config, so the run is the same as a cold
 // one. (standby.go keeps a debug run ready the same way, for exec --then-continue.)
 //
@@ -31,16 +31,17 @@ import (
 // readyTTL is how long an unused run kept ready is kept.
 const readyTTL = 2 * time.Minute
 
-// readyIdle is how long a session stays idle before it starts its run kept ready: the start (about
-// 45 ms of the interpreter's and the probe's CPU) then never competes with a command of the
-// session (with 250 ms, a command that followed another's answer by a third of a second on this
-// 2-core machine ran beside it: networkx's navigation measured 11 ms instead of 5); an agent
-// thinks for longer than that between two commands.
+// readyIdle is how long a session stays idle before it starts its run kept ready: the start (the
+// interpreter's and the probe's CPU) then never competes with a command of the session, which on
+// a machine of few cores a shorter delay let it do (a command that followed another's answer
+// closely ran beside the start, and took about twice as long); an agent thinks for longer than
+// that between two commands.
 const readyIdle = 2 * time.Second
 
 // maxReady bounds the runs kept ready in one daemon: an idle interpreter with the probe imported
-// takes about 12 MB, and of many open sessions the ones used last are the ones used next. A
-// runner that keeps one ready when maxReady others already do ends the one kept longest.
+// holds megabytes for nothing until it is taken, and of many open sessions the ones used last are
+// the ones used next. A runner that keeps one ready when maxReady others already do ends the one
+// kept longest.
 const maxReady = 4
 
 // kept lists the runners that keep a run ready (or are starting one), oldest first.

@@ -11,10 +11,11 @@ import (
 // SignalDelay is how long a command of the thin adi runs before Ctrl-C (SIGINT) and SIGTERM
 // cancel it (the daemon's call is cancelled and the command says so in one line) instead of
 // ending the process, as they do any program's. Catching a signal costs a Go program a thread
-// of its own, blocked for the signals, started at once: 0.36 ms of CPU and wall time on these
-// machines, a sixth of a navigation command (`adi prev` 2.36 → 2.05 ms without it). A command
-// answered sooner never pays it; one interrupted within it ends at once, and what its call
-// started in the daemon runs to its end or its limit there, as after a killed command.
+// of its own, blocked for the signals, started at once, and the scheduling around it: a
+// noticeable share of a navigation command, which answers from the recording in a few
+// milliseconds in all. A command answered sooner never pays it; one interrupted within it ends at
+// once, and what its call started in the daemon runs to its end or its limit there, as after a
+// killed command.
 const SignalDelay = 50 * time.Millisecond
 
 // InterruptContext returns a context that SIGINT and SIGTERM cancel once SignalDelay has passed,

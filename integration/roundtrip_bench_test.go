@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkDAPRoundTrip times one DAP request through debugpy's adapter to pydevd and back (ns/op),
-// stock and with adi's TCP_NODELAY fix. The README quotes both.
+// stock and with adi's TCP_NODELAY fix. docs/benchmarks.md quotes both.
 func BenchmarkDAPRoundTrip(b *testing.B) {
 	py := needPython(b)
 	for _, mode := range []struct {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # make bench: measures every performance figure adi claims, in this one run on this machine, and
-# prints them as markdown tables ready for the README (progress goes to stderr). A few minutes.
+# prints them as markdown tables ready for docs/benchmarks.md (progress goes to stderr).
 #
 #   scripts/bench.sh                 the full run
-#   BENCH_QUICK=1 scripts/bench.sh   a smoke run: fewer repetitions and steps (not for the README)
+#   BENCH_QUICK=1 scripts/bench.sh   a smoke run: fewer repetitions and steps (not for publishing)
 #   ADI_SOAK=60s scripts/bench.sh    also run the soak test that long and print its summary
 #   BENCH_LOAD=0 scripts/bench.sh    leave out the 50-session load benchmark
 #   BENCH_REALREPOS_ONLY=1 scripts/bench.sh   only the "real repositories" table (seven Debian-packaged

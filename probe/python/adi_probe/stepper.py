@@ -37,7 +37,7 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 import dis
 import re
 # the eager and test FLTs' budgets count this thread's CPU time, not the wall clock, so that a
-# busy machine does not spend them for other processes (0.6 µs a reading, on stepped lines only)
+# busy machine does not spend them for other processes (read on stepped lines only)
 from time import thread_time as _clock
 
 from . import source, usercode
@@ -70,9 +70,10 @@ def exc_type_name(t):
 # How far past their time budget (seconds) the eager FLTs (a 5 ms budget) and the tests' FLTs
 # (250 ms) still being recorded may go: then they are abandoned (their FLTs are dropped; a
 # command that needs one re-runs). Without it, an FLT started within the budget could cost any
-# time: a conftest hook stepping over pytest's config, 1 ms a step, or a main() looping over
-# the whole run. The tests' was 0.2 s: a networkx test that was abandoned all the same cost a
-# 2 s pytest run 0.2 s for no FLT (the run without it: 0.90x, the same 37 tests' FLTs).
+# time: a conftest hook stepping over pytest's big config object, or a main() looping over the
+# whole run. The tests' overdraft is as short as the eager FLTs': an FLT that overruns it is
+# usually one that would have been abandoned all the same, so a longer one buys no FLT and only
+# adds to the test run's time.
 EAGER_OVERDRAFT = 0.05
 TESTS_OVERDRAFT = 0.05
 
