@@ -257,10 +257,14 @@ func (d detail) sigArgs(args []Arg) string {
 	return strings.Join(parts, ", ")
 }
 
+// treeSelf is the longest value of a method's self (cls) a call tree shows: a longer one (a
+// library object's state) is named without its value, which the FLT shows.
+const treeSelf = 32
+
 // treeArgs renders a call tree node's arguments: sigArgs, with a method's self (cls) named
-// without its value (its class is in the function's name; its state in the FLT).
+// without its value when that is long (its class is in the function's name).
 func (d detail) treeArgs(args []Arg) string {
-	if len(args) > 0 && (args[0].Name == "self" || args[0].Name == "cls") {
+	if len(args) > 0 && (args[0].Name == "self" || args[0].Name == "cls") && len(flat(args[0].Value)) > treeSelf {
 		if len(args) == 1 {
 			return args[0].Name
 		}
