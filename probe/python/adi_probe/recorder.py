@@ -51,7 +51,13 @@ import threading
 import weakref
 # the eager and test FLTs' budgets count this thread's CPU time, not the wall clock, so that a
 # busy machine does not spend them for other processes (0.6 µs a reading, on stepped lines only)
-from time import thread_time as _clock
+try:
+    from time import thread_time as _clock
+except ImportError:  # Python 3.6: the process's CPU time
+    from time import process_time as _clock
+# a frame's f_trace_lines (3.7+); on 3.6 a local tracer gets every line of its frame (and
+# ignores those of frames not stepped)
+_TRACE_LINES = sys.version_info >= (3, 7)
 from bisect import bisect_right
 from functools import partial
 from operator import itemgetter
@@ -728,13 +734,15 @@ class Recorder:
             m = current[0]
             if m is TRACE:
                 if e[E_STEP] is None:
-                    frame.f_trace_lines = False
+                    if _TRACE_LINES:
+                        frame.f_trace_lines = False
                 return local
             if m is PROFILE:
                 ft = frame.f_trace
                 if ft is None and e[E_STEP] is None:  # attach_local's common case, inline
                     frame.f_trace = local
-                    frame.f_trace_lines = False
+                    if _TRACE_LINES:
+                        frame.f_trace_lines = False
                 else:
                     rec.attach_local(frame, e, local)
             return None
@@ -764,7 +772,8 @@ class Recorder:
                 wanted(frame, e, ce)
             if idx & _FLUSH_MASK == _FLUSH_MASK:
                 flush_at(idx)
-            frame.f_trace_lines = False
+            if _TRACE_LINES:
+                frame.f_trace_lines = False
             return local
 
         def call_bare(frame, event, arg):
@@ -789,7 +798,8 @@ class Recorder:
             push([frame, idx, info, None, None, n, -1, ce[E_IDX], 0, info.bare[0], BARE_FP, FAST])
             if idx & _FLUSH_MASK == _FLUSH_MASK:
                 flush_at(idx)
-            frame.f_trace_lines = False
+            if _TRACE_LINES:
+                frame.f_trace_lines = False
             return local_bare
 
         def push_bare(frame, info, ce):
@@ -805,7 +815,8 @@ class Recorder:
             if idx & _FLUSH_MASK == _FLUSH_MASK:
                 flush_at(idx)
             if current[0] is TRACE:  # (attach's common case, inline: call_bare's path)
-                frame.f_trace_lines = False
+                if _TRACE_LINES:
+                    frame.f_trace_lines = False
                 return local_bare
             return attach(frame, e)
 
@@ -909,7 +920,8 @@ class Recorder:
             m = current[0]
             if m is TRACE:
                 if e[E_STEP] is None:
-                    frame.f_trace_lines = False
+                    if _TRACE_LINES:
+                        frame.f_trace_lines = False
                 return local
             if m is PROFILE:
                 rec.attach_local(frame, e, local)
@@ -961,7 +973,8 @@ class Recorder:
                         e[E_STEP].exception(exc)
                     if e[E_INFO].is_gen:
                         e[E_EXC_AT] = frame.f_lasti
-                        frame.f_trace_lines = True  # a handler's first line clears the mark
+                        if _TRACE_LINES:
+                            frame.f_trace_lines = True  # a handler's first line clears the mark
             return local
 
         def write_ret(e, info, r):
@@ -993,7 +1006,8 @@ class Recorder:
             """A line after an exception in a generator: it was caught."""
             e[E_EXC_AT] = -1
             if e[E_STEP] is None and frame.f_trace is local:
-                frame.f_trace_lines = False
+                if _TRACE_LINES:
+                    frame.f_trace_lines = False
 
         def exit_event(frame, arg):
             """A settrace/setprofile 'return' event of the top frame: return, yield or unwinding."""
@@ -1286,7 +1300,8 @@ class Recorder:
         if st is None:
             if ft is None:
                 frame.f_trace = local
-                frame.f_trace_lines = False
+                if _TRACE_LINES:
+                    frame.f_trace_lines = False
             elif ft is not local and not isinstance(ft, Chain):
                 frame.f_trace = Chain(local, ft)
             return
@@ -1295,7 +1310,8 @@ class Recorder:
             return
         chain = Chain(local, None if ft is local else ft)
         frame.f_trace = chain
-        frame.f_trace_lines = True
+        if _TRACE_LINES:
+            frame.f_trace_lines = True
         st.wrapper = chain
 
     def claim(self, info, frame):

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 
+from . import compat
 from . import config as config_mod
 from . import debugger
 from . import seeding
@@ -85,7 +86,7 @@ class Run:
         """Prepare the process, install the recorder and run the target; returns the exit code."""
         debugger.set_run(self)
         atexit.register(self.finalize)
-        os.register_at_fork(before=self._forking, after_in_child=self._forked)
+        compat.register_at_fork(before=self._forking, after_in_child=self._forked)
         _patch_os_exit(self)
         Stopper(self).install()
         target = self.cfg.target

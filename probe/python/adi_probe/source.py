@@ -42,6 +42,22 @@ _INLINED_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp)
 _BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 _MATCH_CASE = getattr(ast, "match_case", None)
 ASSERT = (0, -1)  # ``tests`` value of an assert statement: no body
+_OLD_AST = sys.version_info < (3, 8)  # no end positions in the AST (oldast.py adds them)
+if _OLD_AST:
+    from . import oldast
+
+
+def _isascii(text):
+    """``str.isascii`` (3.7+)."""
+    try:
+        text.encode("ascii")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+if hasattr(str, "isascii"):
+    _isascii = str.isascii  # noqa: F811
 
 
 class Scope:
@@ -139,7 +155,7 @@ class FileIndex:
     def _char_col(self, lineno, byte_col):
         """Convert an AST column (a UTF-8 byte offset) to a character offset."""
         text = self.line(lineno)
-        if text.isascii():
+        if _isascii(text):
             return byte_col
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
@@ -396,7 +412,10 @@ def file_index(filename):
     lines = file_lines(filename)
     try:
         if lines is not None:
-            index = FileIndex(lines, ast.parse("".join(lines), filename))
+            tree = ast.parse("".join(lines), filename)
+            if _OLD_AST:
+                oldast.add_end_positions(tree, lines)
+            index = FileIndex(lines, tree)
     except _ERRORS:
         index = None
     _cache[filename] = index

@@ -36,9 +36,16 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
 
 import dis
 import re
+import sys
 # the eager and test FLTs' budgets count this thread's CPU time, not the wall clock, so that a
 # busy machine does not spend them for other processes (read on stepped lines only)
-from time import thread_time as _clock
+try:
+    from time import thread_time as _clock
+except ImportError:  # Python 3.6: the process's CPU time
+    from time import process_time as _clock
+# a frame's f_trace_lines (3.7+); on 3.6 a local tracer gets every line of its frame (and
+# ignores those of frames not stepped)
+_TRACE_LINES = sys.version_info >= (3, 7)
 
 from . import source, usercode
 from .source import ASSERT as _ASSERT
@@ -298,7 +305,8 @@ class Stepper:
                 self.failed = self.abandoned = True  # finish() writes the end as "abandoned"
                 self.timed = False  # line() returns at once from now on
                 if self.wrapper is None:  # (not a debugger's tracer chained with ours: it needs lines)
-                    frame.f_trace_lines = False
+                    if _TRACE_LINES:
+                        frame.f_trace_lines = False
 
     def jump_line(self, frame, lineno, target):
         """A same-line backward jump seen through sys.monitoring (settrace reports a line event)."""

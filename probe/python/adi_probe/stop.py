@@ -33,6 +33,7 @@ import os
 import signal
 import sys
 
+from . import compat
 from .usercode import PROBE_DIR, RUN_SCRIPT
 
 STOPPED_TIMEOUT = "timeout"
@@ -65,7 +66,7 @@ class Stopper:
         self.installed = True
         signal.signal = self._signal
         signal.getsignal = self._getsignal
-        os.register_at_fork(after_in_child=self._forked)
+        compat.register_at_fork(after_in_child=self._forked)
 
     # -- what the target sees ----------------------------------------------------------------
 

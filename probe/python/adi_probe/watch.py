@@ -32,6 +32,7 @@ import threading
 import time
 import types
 
+from . import compat
 from . import config as config_mod
 from . import debugger, usercode
 from .engines import MonitoringEngine, ProfileEngine, TraceEngine, _noop_trace, select as select_engine
@@ -215,7 +216,7 @@ class Session(Control):
         if isinstance(self.engine, MonitoringEngine):
             self.scope.set_idle_callback(self.engine.set_idle)
         atexit.register(self.close)
-        os.register_at_fork(after_in_child=self._forked)
+        compat.register_at_fork(after_in_child=self._forked)
         self.thread = start_server(self)
 
     def install_thread(self):
