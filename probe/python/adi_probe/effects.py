@@ -31,6 +31,8 @@ import dis
 import sys
 import textwrap
 
+_NAMED_EXPR = getattr(ast, "NamedExpr", ())  # ``:=`` (3.8+)
+
 PURE_BUILTINS = frozenset((
     "len", "isinstance", "issubclass", "type", "id", "hash", "abs", "min", "max", "sum", "any",
     "all", "sorted", "reversed", "enumerate", "zip", "range", "map", "filter", "iter", "repr",
@@ -238,7 +240,7 @@ class _Visitor:
                 self.call(node)
             elif isinstance(node, ast.Subscript):
                 self.indexed.update(_roots(node.value))
-            elif isinstance(node, ast.NamedExpr):
+            elif isinstance(node, _NAMED_EXPR):
                 pass
             elif isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
                 pass
