@@ -90,6 +90,8 @@ class FileIndex:
     """
 
     def __init__(self, lines, tree):
+        if _OLD_AST:
+            oldast.add_end_positions(tree, lines)
         self.lines = lines
         self._lock = threading.RLock()  # (a signal handler run inside the hook must not deadlock)
         self._scopes = {}
@@ -412,10 +414,7 @@ def file_index(filename):
     lines = file_lines(filename)
     try:
         if lines is not None:
-            tree = ast.parse("".join(lines), filename)
-            if _OLD_AST:
-                oldast.add_end_positions(tree, lines)
-            index = FileIndex(lines, tree)
+            index = FileIndex(lines, ast.parse("".join(lines), filename))
     except _ERRORS:
         index = None
     _cache[filename] = index

@@ -76,11 +76,11 @@ _type_module = type.__dict__["__module__"].__get__
 OPAQUE = frozenset((
     types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.CodeType,
     types.FrameType, types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType,
-    types.TracebackType, types.MethodWrapperType, types.WrapperDescriptorType,
-    types.MethodDescriptorType, types.ClassMethodDescriptorType, types.GetSetDescriptorType,
-    types.MemberDescriptorType, types.MappingProxyType, types.CellType, property, staticmethod,
-    classmethod, type(Ellipsis), type(NotImplemented),
-))
+    types.TracebackType, type(object().__str__), type(object.__init__), type(str.join),
+    type(dict.__dict__["fromkeys"]), types.GetSetDescriptorType,
+    types.MemberDescriptorType, types.MappingProxyType, type((lambda x: lambda: x)(0).__closure__[0]),
+    property, staticmethod, classmethod, type(Ellipsis), type(NotImplemented),
+))  # (the types module names some of them only on 3.7+, the cell type on 3.8+)
 _YIELDS = {dis.opmap[n] for n in ("YIELD_VALUE",) if n in dis.opmap}
 _RESUME = dis.opmap.get("RESUME", -1)
 
@@ -212,7 +212,7 @@ class Walker:
             ndarray = any(_type_name(k) == "ndarray" and _type_module(k) == "numpy" for k in mro)
             r = getattr(t, "__repr__", None)
             crepr = r is not object.__repr__ and type(r) in (
-                types.WrapperDescriptorType, types.BuiltinFunctionType, types.MethodDescriptorType)
+                type(object.__init__), types.BuiltinFunctionType, type(str.join))
             info = (False, base, sbase, ddesc, slots, ndarray, crepr)
         self.tinfo[t] = info
         return info

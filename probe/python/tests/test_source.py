@@ -334,9 +334,10 @@ class UserCode(unittest.TestCase):
             pass
         self.assertEqual(usercode.argnames(f.__code__), ["a", "b", "*args", "c", "d", "**kw"])
 
-        def g(x, /, y):
-            pass
-        self.assertEqual(usercode.argnames(g.__code__), ["x", "y"])
+        if sys.version_info >= (3, 8):  # (positional-only parameters: a syntax error before)
+            space = {}
+            exec("def g(x, /, y):\n    pass\n", space)
+            self.assertEqual(usercode.argnames(space["g"].__code__), ["x", "y"])
 
 
 if __name__ == "__main__":

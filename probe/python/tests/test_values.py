@@ -202,6 +202,7 @@ class NoProgramCode(unittest.TestCase):
         self.assertEqual(self.look(SideStr("bad")), "SideStr('bad')")
         self.assertEqual(Watched.ran, [])
 
+    @unittest.skipIf(sys.version_info < (3, 7), "it uses dataclasses (3.7+)")
     def test_generated_and_library_reprs(self):
         import collections
         import dataclasses
