@@ -6,8 +6,12 @@
 GO      ?= go
 BIN     := bin/adi
 PYTHON  ?= /usr/bin/python3
-# Extra interpreters the probe's unit tests also run on when present (pyenv on these machines).
-EXTRA_PYTHONS ?= $(wildcard /root/.pyenv/versions/3.12.*/bin/python3 /root/.pyenv/versions/3.8.*/bin/python3)
+# Extra interpreters the probe's unit tests also run on when present (pyenv on these machines):
+# the whole suite on the oldest and newest adi supports (3.6 to 3.13; about 40 s each), its FLT
+# and calls tests (PROBE_SMALL_TESTS, about 8 s) on the ones between.
+EXTRA_PYTHONS ?= $(wildcard $(foreach v,3.6 3.7 3.12 3.13,/root/.pyenv/versions/$(v).*/bin/python3))
+SMALL_PYTHONS ?= $(wildcard $(foreach v,3.8 3.9 3.10,/root/.pyenv/versions/$(v).*/bin/python3))
+PROBE_SMALL_TESTS := tests.test_flt tests.test_calls
 FUZZTIME ?= 10s
 
 .PHONY: all deps test-deps build demo test test-go test-probe lint cross dist test-dist fuzz-short bench clean
@@ -61,6 +65,10 @@ test-probe:
 	@for py in $(PYTHON) $(EXTRA_PYTHONS); do \
 	  echo "probe unit tests on $$py"; \
 	  (cd probe/python && $$py -m unittest discover -s tests -t . -q) || exit 1; \
+	done
+	@for py in $(SMALL_PYTHONS); do \
+	  echo "probe FLT and calls tests on $$py"; \
+	  (cd probe/python && $$py -m unittest -q $(PROBE_SMALL_TESTS)) || exit 1; \
 	done
 
 fuzz-short:
