@@ -16,8 +16,45 @@ setting is left as it was).
 import os
 import sys
 
+# The Python versions adi supports (README's Requirements). This file parses on Python 2.7 too, so
+# that an interpreter outside them is told so in one line before anything runs.
+SUPPORTED = ((3, 6), (3, 13))
+
+
+def _unsupported():
+    """The line saying this interpreter's version is outside SUPPORTED, or None."""
+    if SUPPORTED[0] <= tuple(sys.version_info[:2]) <= SUPPORTED[1]:
+        return None
+    (a, b), (c, d) = SUPPORTED
+    return "python %s (%s) is not supported: adi runs Python %d.%d to %d.%d; choose another " \
+        "interpreter" % (sys.version.split()[0], sys.executable, a, b, c, d)
+
+
+def _refuse(message):
+    """Say `message` on stderr and in the run's result.json (the config's out directory)."""
+    sys.stderr.write("adi: %s\n" % message)
+    sys.stderr.flush()
+    try:
+        import json
+        with open(sys.argv[1]) as f:
+            out = json.load(f)["out"]
+        if not os.path.isdir(out):
+            os.makedirs(out)
+        with open(os.path.join(out, "result.json"), "w") as f:
+            json.dump({"version": 1, "complete": True, "exit": {"kind": "exit", "code": 2, "exception": None},
+                       "calls": 0, "unrecorded_calls": 0, "bytes": 0, "limit": None, "conditions": [],
+                       "divergence": None, "duration_ms": 0.0, "engine": None, "error": message}, f)
+    except Exception:
+        pass
+    return 2
+
 
 def _main():
+    refused = _unsupported()
+    if refused is not None:
+        if len(sys.argv) == 3 and sys.argv[1] == "--standby":
+            return 2  # (a run kept ready: the run started for its config says why)
+        return _refuse(refused)
     here = os.path.dirname(os.path.realpath(__file__))
     if sys.path and sys.path[0] and os.path.realpath(sys.path[0]) == here:
         del sys.path[0]
