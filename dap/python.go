@@ -34,8 +34,13 @@ var ErrNoPython = errkind.Sentinel(errkind.RunFailed, "no python with debugpy")
 // inspectScript prints the interpreter's version and whether debugpy and pydevd can be found,
 // without importing them: importing pydevd costs about 0.2 s, which every first command of a new
 // daemon would pay. detailScript (Details) imports them for their versions.
-const inspectScript = `import json, os, site, sys, importlib.util as u
+const inspectScript = `import json, os, site, sys
 info = {"version": sys.version.split()[0]}
+if not (3, 6) <= sys.version_info[:2] <= (3, 13):
+    info["unsupported"] = True
+    print(json.dumps(info))
+    sys.exit(0)
+import importlib.util as u
 try:
     user = [site.getusersitepackages()]
 except Exception:
@@ -121,6 +126,24 @@ func FindPython(ctx context.Context, flag string) (*Python, error) {
 		ErrNoPython, strings.Join(why, "; "))
 }
 
+// SupportedRange is the range of Python versions adi runs targets on (the probe's run script,
+// adi_probe_run.py, refuses the others in the same words).
+const SupportedRange = "3.6 to 3.13"
+
+// ErrUnsupportedPython is matched (errors.Is) by the error of an interpreter outside
+// SupportedRange. Its kind is errkind.BadInput.
+var ErrUnsupportedPython = errkind.Sentinel(errkind.BadInput, "unsupported python")
+
+// unsupported is that error: its text is one line naming the version and the range.
+type unsupported struct{ msg string }
+
+func (e unsupported) Error() string        { return e.msg }
+func (e unsupported) Is(target error) bool { return target == ErrUnsupportedPython }
+
+func unsupportedPython(version, path string) error {
+	return unsupported{fmt.Sprintf("python %s (%s) is not supported: adi runs Python %s; choose another interpreter", version, path, SupportedRange)}
+}
+
 // ErrNoDebugpy is matched (errors.Is) by NeedDebugpy's error when the interpreter has no debugpy.
 // Its kind is errkind.RunFailed.
 var ErrNoDebugpy = errkind.Sentinel(errkind.RunFailed, "no debugpy")
@@ -138,8 +161,8 @@ func (e noDebugpy) Is(target error) bool { return target == ErrNoDebugpy }
 // debuggee that cannot start and then refuses the launch.
 func NeedDebugpy(ctx context.Context, python, what string) error {
 	_, err := cachedInspect(ctx, python)
-	if err == nil {
-		return nil
+	if err == nil || errors.Is(err, ErrUnsupportedPython) {
+		return err
 	}
 	if !strings.Contains(err.Error(), "cannot import debugpy") {
 		return fmt.Errorf("cannot check that %s has debugpy, which %s needs: %w", python, what, err)
@@ -192,9 +215,13 @@ func inspect(ctx context.Context, path, script string) (*Python, error) {
 		Speedups bool     `json:"speedups"`
 		Error    string   `json:"error"`
 		Paths    []string `json:"paths"`
+		Unsup    bool     `json:"unsupported"`
 	}
 	if err := json.Unmarshal(out, &info); err != nil {
 		return nil, fmt.Errorf("unexpected output %q", strings.TrimSpace(string(out)))
+	}
+	if info.Unsup {
+		return nil, unsupportedPython(info.Version, path)
 	}
 	if info.Debugpy == "" {
 		return &Python{Path: path, Version: info.Version, paths: info.Paths}, fmt.Errorf("python %s cannot import debugpy (%s)", info.Version, info.Error)

@@ -57,7 +57,8 @@ Value: (10, 10, False)
 // TestCLIPythonVersions records the demo program with each pyenv interpreter present (SWE-bench's
 // environments pin 3.6 and 3.7 for older django and scikit-learn) and checks the demo's answers:
 // recording, FLTs, navigation and exec. An interpreter outside the supported range (pyenv's 2.7)
-// gets one line naming its version and the range, before anything runs.
+// gets one line naming its version and the range, before anything runs, for recording, exec
+// --then-continue and live mode alike.
 func TestCLIPythonVersions(t *testing.T) {
 	dir := demoDir(t)
 	r := newCLI(t, dir)
@@ -97,9 +98,16 @@ func TestCLIPythonVersions(t *testing.T) {
 		if _, err := os.Stat(py); err != nil {
 			t.Skipf("%s is not installed", py)
 		}
-		res := r.run("break", py+" orders.py", "orders.py:bulk_rate#3")
-		assert.Equal(t, 1, res.code)
-		assert.Empty(t, res.stdout)
-		assert.Equal(t, fmt.Sprintf("adi: python 2.7.18 (%s) is not supported: adi runs Python 3.6 to 3.13; choose another interpreter\n", py), res.stderr)
+		want := fmt.Sprintf("adi: python 2.7.18 (%s) is not supported: adi runs Python 3.6 to 3.13; choose another interpreter\n", py)
+		for _, args := range [][]string{
+			{"break", py + " orders.py", "orders.py:bulk_rate#3"},                                                 // the probe's run script says so
+			{"exec", py + " orders.py", "orders.py:bulk_rate#3", "-l", "16", "--then-continue", "-s", "qty = 11"}, // the debugpy check
+			{"live", "start", py + " orders.py"},
+		} {
+			res := r.run(args...)
+			assert.Equal(t, 1, res.code, args)
+			assert.Empty(t, res.stdout, args)
+			assert.Equal(t, want, res.stderr, args)
+		}
 	})
 }
