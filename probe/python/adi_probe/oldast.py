@@ -37,6 +37,7 @@ class _Tokens:
             end = self._bytes(lines, tok.end)
             self.toks.append((tok.type, tok.string, start, end))
         self.starts = [t[2] for t in self.toks]
+        self.multiline = None  # last line -> start of the multi-line strings (string_start)
 
     @staticmethod
     def _bytes(lines, pos):
@@ -155,18 +156,34 @@ class _Tokens:
 
     def string_start(self, lineno):
         """The start of the string token that ends on line `lineno` (a multi-line string)."""
-        for typ, _, start, end in self.toks:
-            if typ == tokenize.STRING and end[0] == lineno and start[0] < lineno:
-                return start
-        return None
+        if self.multiline is None:
+            self.multiline = {}
+            for typ, _, start, end in self.toks:
+                if typ == tokenize.STRING and start[0] < end[0]:
+                    self.multiline.setdefault(end[0], start)
+        return self.multiline.get(lineno)
 
 
 def add_end_positions(tree, lines):
     """Give the statements, lambdas and comprehensions of `tree` (parsed from `lines`) the end
     positions Python 3.8 would give them; see the module docstring."""
-    toks = _Tokens(lines)
-    _fix_starts(tree, toks)
-    _body_ends(tree.body, toks)
+    try:
+        toks = _Tokens(lines)
+        _fix_starts(tree, toks)
+        _body_ends(tree.body, toks)
+    except Exception:  # (tokenize disagreeing with the parser): each node ends where its last child starts
+        _rough_ends(tree, lines)
+
+
+def _rough_ends(node, lines):
+    """End positions that are at least not before the last line of each node."""
+    last = getattr(node, "lineno", 1)
+    for child in ast.iter_child_nodes(node):
+        last = max(last, _rough_ends(child, lines))
+    if hasattr(node, "lineno") and not hasattr(node, "end_lineno"):
+        text = lines[last - 1] if 1 <= last <= len(lines) else ""
+        node.end_lineno, node.end_col_offset = last, len(text.rstrip("\r\n").encode("utf-8"))
+    return last
 
 
 def _fix_starts(tree, toks):
