@@ -3,6 +3,8 @@
 Modules, each with one job:
   config     the run configuration (defaults, validation)
   source     per-file AST facts: statements, their texts, loops, qualnames
+  oldast     the AST's end positions on 3.6/3.7, from the tokens (3.8 added them)
+  compat     os.register_at_fork's hooks on 3.6
   usercode   what is user code and how it is named (module:qualname)
   values     bounded reprs, and the fingerprints of call arguments
   reprguard  library types' own reprs, run under guards so that the program cannot tell
