@@ -9,10 +9,10 @@ PYTHON  ?= /usr/bin/python3
 # Extra interpreters the probe's unit tests also run on when present (pyenv on these machines):
 # the whole suite on the oldest and newest adi supports (3.6 to 3.13; about 40 s each), its FLT
 # and calls tests (PROBE_SMALL_TESTS, about 8 s) on the ones between.
-EXTRA_PYTHONS ?= $(wildcard $(foreach v,3.6 3.7 3.12 3.13,/root/.pyenv/versions/$(v).*/bin/python3))
-SMALL_PYTHONS ?= $(wildcard $(foreach v,3.8 3.9 3.10,/root/.pyenv/versions/$(v).*/bin/python3))
+EXTRA_PYTHONS ?= $(wildcard $(foreach v,3.6 3.12 3.13,/root/.pyenv/versions/$(v).*/bin/python3))
+SMALL_PYTHONS ?= $(wildcard $(foreach v,3.7 3.8 3.9 3.10,/root/.pyenv/versions/$(v).*/bin/python3))
 PROBE_SMALL_TESTS := tests.test_flt tests.test_calls
-FUZZTIME ?= 10s
+FUZZTIME ?= 5s
 
 .PHONY: all deps test-deps build demo test test-go test-probe lint cross dist test-dist fuzz-short bench clean
 

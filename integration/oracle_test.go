@@ -62,7 +62,7 @@ type oracleFrame struct {
 type oracleProgram struct {
 	name   string
 	pkg    string
-	script string // a file of testdata/oracle
+	script string // a file of testdata/oracle (or, by a relative path, a real-repository workload)
 	frames []oracleFrame
 }
 
@@ -112,7 +112,7 @@ var oracleRealRepos = []oracleProgram{
 		{file: "matplotlib/transforms.py", fn: "TransformNode._invalidate_internal", index: 1},
 		{file: "matplotlib/axes/_base.py", fn: "_AxesBase.autoscale_view", index: 1},
 	}},
-	{name: "flask", pkg: "flask", script: "flask_json.py", frames: []oracleFrame{
+	{name: "flask", pkg: "flask", script: "../../../bench/realrepos/flask_repro.py", frames: []oracleFrame{
 		{file: "flask/json/provider.py", fn: "DefaultJSONProvider.response", index: 1},
 		{file: "flask/app.py", fn: "Flask.full_dispatch_request", index: 1},
 		{file: "flask/app.py", fn: "Flask.add_url_rule", index: 1, xfail: map[string]string{
@@ -121,7 +121,7 @@ var oracleRealRepos = []oracleProgram{
 		{file: "flask/app.py", fn: "Flask.wsgi_app", index: 1},
 		{file: "flask/ctx.py", fn: "RequestContext.__init__", index: 1},
 	}},
-	{name: "requests", pkg: "requests", script: "requests_prepare.py", frames: []oracleFrame{
+	{name: "requests", pkg: "requests", script: "../../../bench/realrepos/requests_repro.py", frames: []oracleFrame{
 		{file: "requests/models.py", fn: "PreparedRequest.prepare_url", index: 1},
 		{file: "requests/models.py", fn: "PreparedRequest.prepare_headers", index: 1},
 		{file: "requests/cookies.py", fn: "get_cookie_header", index: 1},

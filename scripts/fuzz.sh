@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Go fuzz target (func FuzzXxx in a _test.go file) for a while each:
-#   scripts/fuzz.sh [duration]     default 10s a target (make test runs it as fuzz-short)
-#   scripts/fuzz.sh 10m            the longer run (docs/reliability.md); eleven targets, so ~2 h
+#   scripts/fuzz.sh [duration]     default 10s a target (make test runs it as fuzz-short, 5s a target)
+#   scripts/fuzz.sh 10m            the longer run (docs/reliability.md); twelve targets, so ~2 h
 #   FUZZ_ONLY=FuzzServeMessage scripts/fuzz.sh 1h    one target (a regular expression)
 # A failing input is saved under the package's testdata/fuzz/<target>/ (commit it: it becomes a
 # regression test that plain `go test` runs); the failure is printed and the script exits 1.
