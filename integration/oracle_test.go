@@ -214,7 +214,7 @@ func runOracleProgram(t *testing.T, p oracleProgram) {
 	dir := t.TempDir()
 	script, err := os.ReadFile(filepath.Join("testdata", "oracle", p.script))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, p.script), script, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(p.script)), script, 0o644))
 	if p.pkg != "" {
 		copyDebianPackage(t, p.pkg, dir)
 	}
@@ -226,7 +226,7 @@ func runOracleProgram(t *testing.T, p oracleProgram) {
 	for _, f := range p.frames {
 		args = append(args, "--frame", f.ref())
 	}
-	args = append(args, "--", p.script)
+	args = append(args, "--", filepath.Base(p.script))
 	ctx := testContext(t, 5*time.Minute)
 	cmd := exec.CommandContext(ctx, oraclePython, args...)
 	cmd.Dir = dir
@@ -251,7 +251,7 @@ func runOracleProgram(t *testing.T, p oracleProgram) {
 		refs[i] = f.ref()
 	}
 	// Focus: the first run records every frame's FLT, so no command needs a re-run.
-	s := newSession(t, dir, "python3 "+p.script, func(o *bridge.Options) {
+	s := newSession(t, dir, "python3 "+filepath.Base(p.script), func(o *bridge.Options) {
 		o.Python = oraclePython
 		o.Focus = refs
 	})
