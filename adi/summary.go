@@ -268,10 +268,14 @@ func (d detail) treeArgs(args []Arg) string {
 		if len(args) == 1 {
 			return args[0].Name
 		}
-		return args[0].Name + ", " + d.sigArgs(args[1:])
+		return short(args[0].Name+", "+d.sigArgs(args[1:]), treeArgsLimit)
 	}
-	return d.sigArgs(args)
+	return short(d.sigArgs(args), treeArgsLimit)
 }
+
+// treeArgsLimit bounds a call tree node's arguments as a whole (a constructor's twenty keyword
+// arguments), in characters.
+const treeArgsLimit = 120
 
 // outcome renders how an invocation ended: its return value, "raised T: msg", "(unfinished)" or,
 // for a generator or coroutine that never ran, "not started".
