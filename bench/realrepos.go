@@ -71,7 +71,7 @@ var RealRepos = []RealRepo{
 		Func: "dup_zz_factor", Stmt: "print(f)"},
 	{Name: "matplotlib", Package: "matplotlib", Debian: "python3-matplotlib", File: "matplotlib/transforms.py",
 		Func: "Affine2D.rotate", Stmt: "print(theta)"},
-	// Frames that hold big structures: a graph of 2,500 nodes (Dijkstra's dist, seen and heap grow
+	// Frames that hold big structures: a graph of 900 nodes (Dijkstra's dist, seen and heap grow
 	// to its size) and a 10,000 x 20 array.
 	{Name: "networkx (big graph)", Script: "networkx_graph_repro.py", Package: "networkx", Debian: "python3-networkx",
 		File: "networkx/algorithms/shortest_paths/weighted.py", Func: "_dijkstra_multisource", Stmt: "print(sorted(sources))"},
