@@ -15,9 +15,9 @@ suspensions, resumptions, exceptions and exit. It owns everything PROTOCOL.md sa
   evaluation (offsets only grow within one evaluation), stays in the step.
 - ΔS, attributed exactly: when a step ends (the next statement starts, or the frame
   suspends or exits) the frame's variables are compared with the snapshot taken when the
-  step began, so a change belongs to the statement that made it. Scalars compare by type and
-  value; everything else by identity plus ``Values.fingerprint`` (content, bounded), so
-  ``xs.append(1)`` on a long list is a "mod" even when its repr is truncated.
+  step began, so a change belongs to the statement that made it (``changes.Tracker``, by
+  object identity; a value is walked only where the step could have changed it: effects.py),
+  so ``xs.append(1)`` on a long list is a change even when its repr is truncated.
 - Loops: ``loop`` lists the enclosing loops of the statement with iteration counts
   (``source.Scope.loops``). Arriving at a loop from outside sets its count to 1; reaching
   its header again from inside its body counts one more iteration (so the final, exiting
