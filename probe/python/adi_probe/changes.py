@@ -33,7 +33,6 @@ How a value is followed, cheapest first:
 """
 
 import sys
-from collections import deque
 from itertools import compress, islice
 from operator import is_, ne
 
@@ -50,7 +49,6 @@ PATH_ROOM = 80      # characters of a path (a longer one keeps its start and end
 
 K_ID, K_PLAIN, K_SEQ, K_MAP, K_SET, K_OBJ, K_BYTES, K_ND, K_REPR = range(9)
 _PLAIN_TYPES = (list, dict, tuple, set, frozenset)
-_SEQS = (list, tuple, deque)
 _FROZEN = (tuple, frozenset)
 _OPAQUE = _v._OPAQUE
 _BYTES = (bytearray, _v._array)
@@ -372,7 +370,7 @@ class Tracker:
             out.extend(found[name])
         for name in gone:
             r = roots.pop(name)
-            out.append([name, self._text(r[0]), None, "del"])
+            out.append([name, self._value(r[0]), None, "del"])
         if check is not None and self._reported:
             # an object changed through one root is current in the others that follow it
             for name, r in roots.items():
@@ -397,12 +395,11 @@ class Tracker:
         t = type(v)
         if type(o) is t and t in _FROZEN and len(o) == len(v) and all(map(is_, o, v)):
             return []  # an immutable value holding the same objects: no change
-        return [[name] + list(_rebinding(self._text(o), self._value(v), type(o), t))]
+        return [[name] + list(_rebinding(self._value(o), self._value(v), type(o), t))]
 
     def _value(self, v):
-        return self.values.value(v)
-
-    def _text(self, v):
+        """A value field: an int, bool or None itself, anything else its bounded repr (an old value
+        is rendered when it is replaced: until then it is as the snapshot saw it)."""
         return self.values.value(v)
 
     # -- paths inside one object -------------------------------------------------------------------
@@ -438,7 +435,7 @@ class Tracker:
             self._walk(path, n, v, out, False)
 
     def _rebound(self, path, old, new, out):
-        out.append((path,) + _rebinding(self._text(old), self._value(new), type(old), type(new)))
+        out.append((path,) + _rebinding(self._value(old), self._value(new), type(old), type(new)))
 
     def _seq_paths(self, path, n, v, out):
         items = tuple(_base(type(v)).__iter__(v))
@@ -497,7 +494,7 @@ class Tracker:
             if kind == "new":
                 out.append((p, None, self._value(nx), "new"))
             elif kind == "del":
-                out.append((p, self._text(ox), None, "del"))
+                out.append((p, self._value(ox), None, "del"))
             elif kind == "mod":
                 self._rebound(p, ox, nx, out)
             else:
@@ -527,7 +524,7 @@ class Tracker:
                 self._descend(p, kids[was[0]], x, out)
         for a in names:
             if a not in seen:
-                out.append((path + "." + a, self._text(old[a][1]), None, "del"))
+                out.append((path + "." + a, self._value(old[a][1]), None, "del"))
         return True
 
     def _plain_paths(self, path, old, new, inner, out):
@@ -588,7 +585,7 @@ class Tracker:
                 if kind == "new":
                     out.append((p, None, self._value(nx), "new"))
                 elif kind == "del":
-                    out.append((p, self._text(ox), None, "del"))
+                    out.append((p, self._value(ox), None, "del"))
                 else:
                     self._plain_item(p, ox, nx, inner, out)
             return True
@@ -616,7 +613,7 @@ class Tracker:
         start = len(out)
         if not self._plain_paths(p, ox, nx, inner, out):
             del out[start:]
-            out.append((p, self._text(ox), self._value(nx), "mod"))
+            out.append((p, self._value(ox), self._value(nx), "mod"))
 
     def _bytes_paths(self, path, n, v, out):
         da = n.state

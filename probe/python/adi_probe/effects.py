@@ -31,7 +31,6 @@ import dis
 import sys
 import textwrap
 
-_NAMED_EXPR = getattr(ast, "NamedExpr", ())  # ``:=`` (3.8+)
 
 PURE_BUILTINS = frozenset((
     "len", "isinstance", "issubclass", "type", "id", "hash", "abs", "min", "max", "sum", "any",
@@ -240,10 +239,6 @@ class _Visitor:
                 self.call(node)
             elif isinstance(node, ast.Subscript):
                 self.indexed.update(_roots(node.value))
-            elif isinstance(node, _NAMED_EXPR):
-                pass
-            elif isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
-                pass
 
     def call(self, node):
         f = node.func
