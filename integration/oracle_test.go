@@ -30,7 +30,7 @@ import (
 //       (path-on-rebound, path-across-rebinding);
 //   (c) no variable or value the oracle saw change in a step is missing from the step (missing),
 //       apart from adi's documented bounds, which the oracle lists as exempt, not failed: a value
-//       past 1024 walked nodes or 400 levels (counted as adi counts them: a container of scalars
+//       past 2000 walked objects or 400 levels (counted as adi counts them: a container of scalars
 //       is one node), changes inside dict keys or set elements (no path names them), a tuple or
 //       frozenset rebound to an equal one (no change), module state the function does not
 //       declare global;

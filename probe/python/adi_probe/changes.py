@@ -17,8 +17,9 @@ last one (``Tracker.changes``), as the stepper writes it (PROTOCOL.md "step"):
   the frame's first argument (``self._x = ...`` in a method is what the method does).
 
 Snapshots (``Node``) keep the objects they describe alive until the next statement ends, no
-longer, and never run the program's code: state is read through the interpreter's descriptors
-(values.state_of), compared with ``is`` and, for plain data, with ``==`` in C.
+longer, and run none of the program's code but what probe/PROTOCOL.md lists: state is read
+through the interpreter's descriptors (values.state_of), compared with ``is`` and, for plain
+data, with ``==`` in C.
 
 How a value is followed, cheapest first:
 - plain data (builtin lists, dicts, tuples and sets holding only scalars and plain data): one

@@ -49,10 +49,10 @@ import runpy
 import sys
 import types
 
-# adi's documented bounds (probe/PROTOCOL.md, "Values"): nested values are walked up to 1024
+# adi's documented bounds (probe/PROTOCOL.md, "Values"): nested values are walked up to 2000
 # nodes and 400 levels (past those a container counts by its length only), a container reports
 # at most 8 paths (past that it changes as a whole).
-ADI_NODES = 1024
+ADI_NODES = 2000
 ADI_DEPTH = 400
 ADI_PATHS = 8
 
@@ -551,7 +551,7 @@ def stable_reach(ref, A, B, dirty=None):
 
 def walk_size(ref, S, cap=ADI_NODES + 1):
     """How many nodes a walk of `ref` in S visits, counted as adi's documented bound counts them
-    (probe/PROTOCOL.md: "nested values up to 1024 nodes walked in Python and 400 levels deep"):
+    (probe/PROTOCOL.md: "2,000 per variable, 400 levels"):
     every container or object once per time the walk reaches it (a shared one again; a cycle
     stops), a container of scalars only as one node, classes, modules and functions as none;
     and the deepest level reached. Stops past `cap`; a part past the oracle's own bounds counts
@@ -1582,7 +1582,7 @@ def compare(truths, flt):
     (c) no variable the oracle saw changed in a step is missing from that step ("missing": a
         variable new, deleted or rebound not named, or a change inside a value that no change of
         the step covers) -- except, stated as exemptions: a variable whose value is past adi's
-        walk bound (1024 values, 400 levels), a change inside a dict key or a set element (no path
+        walk bound (2000 objects, 400 levels), a change inside a dict key or a set element (no path
         names it), a tuple or frozenset rebound to an equal one (no change by the spec), and
         module state (globals the function does not declare global);
     (d) no object changed once is shown more than once in one step ("duplicate": two changes of
