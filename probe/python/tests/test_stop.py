@@ -87,6 +87,23 @@ class Stop(unittest.TestCase):
         self.assertEqual(rec.returncode, 143, rec.stderr)
         self.assertEqual(rec.result["stopped"], "timeout")  # SIG_DFL given back: the probe's handler
 
+    def test_a_sigterm_the_main_thread_never_takes(self):
+        for engine in ENGINES:
+            with self.subTest(engine=engine):
+                rec, _ = stopped_run(["other-thread"], engine=engine, send=False)
+                self.assertEqual(rec.returncode, 143, rec.stderr)
+                self.assertEqual(rec.stderr, "")
+                self.assertEqual(rec.result["stopped"], "timeout")
+                self.assertEqual(rec.fids()[:6], ["sleeper:<module>#1", "sleeper:main#1", "sleeper:f#1",
+                                                  "sleeper:f#2", "sleeper:f#3", "sleeper:term_from_here#1"])
+                self.assertEqual(rec.get("sleeper:main#1").outcome, None)
+
+    def test_the_target_sees_no_wakeup_fd(self):
+        rec, before = stopped_run(["wakeup"])
+        self.assertEqual(before, ["wakeup -1 True -1\n"])
+        self.assertEqual(rec.returncode, 143, rec.stderr)
+        self.assertEqual(rec.result["stopped"], "timeout")
+
     def test_a_handler_of_the_target_is_left_alone(self):
         rec, _ = stopped_run(["own-handler"])
         self.assertEqual(rec.returncode, 3, rec.stderr)
