@@ -37,8 +37,8 @@ func (w *targetWatch) watch(pid int) {
 	})
 }
 
-// askStop asks the debuggee to stop (SIGTERM, which the probe handles by writing what it
-// recorded and exiting) and waits up to stopGrace for its process to exit (debugpy may say it
+// askStop asks the debuggee to stop (SIGTERM every stopRepeat, which the probe handles by writing
+// what it recorded and exiting) and waits up to stopGrace for its process to exit (debugpy may say it
 // ended before the probe is done), then up to exitGrace for ended (debugpy's word). It does
 // nothing when the debuggee's pid is not known.
 func (w *targetWatch) askStop(ended <-chan struct{}) {
@@ -48,10 +48,18 @@ func (w *targetWatch) askStop(ended <-chan struct{}) {
 	}
 	grace := time.NewTimer(stopGrace)
 	defer grace.Stop()
-	select {
-	case <-w.gone:
-		w.grace(ended)
-	case <-grace.C:
+	again := time.NewTicker(stopRepeat)
+	defer again.Stop()
+	for {
+		select {
+		case <-w.gone:
+			w.grace(ended)
+			return
+		case <-again.C:
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		case <-grace.C:
+			return
+		}
 	}
 }
 

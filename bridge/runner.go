@@ -110,6 +110,12 @@ const maxOutput = 4 << 20
 // writing what it recorded and exiting) may take to exit before it is killed.
 const stopGrace = 2 * time.Second
 
+// stopRepeat is how often SIGTERM is sent again during stopGrace. Python acts on a signal between
+// two bytecodes of the main thread: one that arrives just before that thread blocks (a sleep, a
+// read) is noted and acted on only when the call returns, while a later one interrupts the call.
+// The probe's handler ignores the repeats once it is stopping.
+const stopRepeat = 200 * time.Millisecond
+
 // runner starts probe runs of one Program into numbered directories under dir.
 type runner struct {
 	prog *Program
@@ -426,19 +432,28 @@ wait:
 }
 
 // stopRun ends a run whose time is up: it asks the probe to stop (SIGTERM to the run's process,
-// not its group: the probe writes what it recorded and exits, and the processes the target started
-// end with it), and kills the whole run if it has not exited stopGrace later, or at once when ctx
+// not its group, repeated every stopRepeat: the probe writes what it recorded and exits, and the
+// processes the target started end with it), and kills the whole run if it has not exited stopGrace later, or at once when ctx
 // ends (cancelled is then true). done delivers cmd.Wait's error once the run's processes ended.
 func stopRun(ctx context.Context, pid int, tag string, done <-chan error) (waitErr error, cancelled bool) {
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	grace := time.NewTimer(stopGrace)
 	defer grace.Stop()
-	select {
-	case err := <-done:
-		return err, false
-	case <-grace.C:
-	case <-ctx.Done():
-		cancelled = true
+	again := time.NewTicker(stopRepeat)
+	defer again.Stop()
+wait:
+	for {
+		select {
+		case err := <-done:
+			return err, false
+		case <-again.C:
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		case <-grace.C:
+			break wait
+		case <-ctx.Done():
+			cancelled = true
+			break wait
+		}
 	}
 	dap.KillRun(pid, tag)
 	return <-done, cancelled

@@ -27,13 +27,11 @@ end needs a lock the main thread holds does the wait time out, the main thread g
 releases it, and the new thread ends the run a moment later (calls made meanwhile may be
 missing from T, which the bridge then reads as partial).
 
-The handler alone would lose a SIGTERM that arrives just before the main thread blocks (the
-signal is noted, but the blocking call began after it and nothing interrupts it; the hooks make
-that window wide): the signal module writes every signal's number to a wakeup pipe, and a
-watcher thread that reads it ends the run itself when the main thread has not taken the signal
-within ``GRACE``. The target does not see the pipe: ``signal.set_wakeup_fd`` reports -1 for it,
-a wakeup fd the target sets replaces it (its own loop is then woken by the signal) and setting
--1 puts it back; a forked child loses it.
+A SIGTERM that arrives just before the main thread blocks (a sleep, a read) is noted by python
+and acted on only when that call returns: the hooks' own work makes the window between a
+signal's arrival and the next bytecode wide enough to matter. So the bridge sends SIGTERM again
+every 200 ms of its grace (a later one interrupts the blocked call), and the handler ignores the
+repeats once the run is stopping.
 """
 
 import _thread
@@ -47,12 +45,10 @@ from .usercode import PROBE_DIR, RUN_SCRIPT
 STOPPED_TIMEOUT = "timeout"
 STOP_EXIT = 128 + signal.SIGTERM
 HOLD = 1.0  # seconds the main thread, stopped inside the probe, waits for the end
-GRACE = 0.05  # seconds the watcher leaves the main thread to take SIGTERM itself
 
 _real_exit = os._exit  # before runner patches it
 _real_signal = signal.signal
 _real_getsignal = signal.getsignal
-_real_set_wakeup_fd = signal.set_wakeup_fd
 
 
 class Stopper:
@@ -62,10 +58,7 @@ class Stopper:
         self.run = run
         self.pid = os.getpid()
         self.installed = False
-        self._claim = _thread.allocate_lock()  # held by whoever ends the run
-        self._ended = _thread.allocate_lock()  # released when an end that did not exit is over
-        self._ended.acquire()
-        self._wakeup = None  # (read end, write end) of the watcher's pipe
+        self.stopping = False
         self._handler = self._handle  # one bound method, so that `is` recognises it
 
     def install(self):
@@ -80,26 +73,6 @@ class Stopper:
         signal.signal = self._signal
         signal.getsignal = self._getsignal
         compat.register_at_fork(after_in_child=self._forked)
-        self._start_watcher()
-
-    def _start_watcher(self):
-        try:
-            r, w = os.pipe()
-        except OSError:
-            return
-        try:
-            os.set_blocking(w, False)
-            if _set_wakeup(w) != -1:  # cannot happen before the target runs; leave it be
-                _set_wakeup(-1)
-                raise OSError
-            _thread.start_new_thread(self._watch, (r,))
-        except (ValueError, OSError, RuntimeError):
-            _set_wakeup(-1)
-            os.close(r)
-            os.close(w)
-            return
-        self._wakeup = (r, w)
-        signal.set_wakeup_fd = self._set_wakeup_fd
 
     # -- what the target sees ----------------------------------------------------------------
 
@@ -115,31 +88,14 @@ class Stopper:
         h = _real_getsignal(signalnum)
         return signal.SIG_DFL if h is self._handler else h
 
-    def _set_wakeup_fd(self, fd, **kw):
-        mine = self._wakeup[1]
-        old = _real_set_wakeup_fd(fd, **kw)
-        if fd == -1:
-            _set_wakeup(mine)
-        return -1 if old == mine else old
-
     _signal.__doc__ = _real_signal.__doc__
     _getsignal.__doc__ = _real_getsignal.__doc__
-    _set_wakeup_fd.__doc__ = _real_set_wakeup_fd.__doc__
 
     def _forked(self):
-        """In a forked child: SIGTERM's default disposition and no wakeup pipe, as python would
-        have left them (the watcher thread is not in the child)."""
+        """In a forked child: SIGTERM's default disposition, as python would have left it."""
         try:
             if _real_getsignal(signal.SIGTERM) is self._handler:
                 _real_signal(signal.SIGTERM, signal.SIG_DFL)
-            if self._wakeup is not None:
-                old = _real_set_wakeup_fd(-1)
-                if old != self._wakeup[1]:
-                    _real_set_wakeup_fd(old)
-                signal.set_wakeup_fd = _real_set_wakeup_fd
-                for fd in self._wakeup:
-                    os.close(fd)
-                self._wakeup = None
         except (ValueError, OSError, RuntimeError):
             pass
 
@@ -149,37 +105,23 @@ class Stopper:
         if os.getpid() != self.pid:
             # a forked child that could not restore the default: die as SIGTERM would kill it
             _real_exit(STOP_EXIT)
-        if self._claim.acquire(False):
-            if not _in_probe(frame):
-                self._stop()
-                return
-            try:
-                _thread.start_new_thread(self._stop, ())
-            except RuntimeError:  # no new thread at interpreter shutdown: the run is ending anyway
-                return
-        # another thread ends the run: the main thread makes no calls while it waits here; if
-        # it holds a lock the end needs, it goes on after the wait (and releases it)
-        self._ended.acquire(timeout=HOLD)
-
-    def _watch(self, r):
-        """The watcher thread: end the run on SIGTERM if the main thread does not take it."""
-        while True:
-            try:
-                data = os.read(r, 64)
-            except OSError:
-                return
-            if not data:
-                return
-            if signal.SIGTERM not in data or _real_getsignal(signal.SIGTERM) is not self._handler:
-                continue  # another signal, or SIGTERM to a handler of the target's
-            nap = _thread.allocate_lock()
-            nap.acquire()
-            nap.acquire(timeout=GRACE)
-            if self._claim.acquire(False):
-                self._stop()
+        if self.stopping:
             return
+        self.stopping = True
+        if not _in_probe(frame):
+            self._stop()
+            return
+        done = _thread.allocate_lock()
+        done.acquire()
+        try:
+            _thread.start_new_thread(self._stop, (done,))
+        except RuntimeError:  # no new thread at interpreter shutdown: the run is ending anyway
+            return
+        # the main thread makes no calls while it waits here; if it holds a lock the end needs,
+        # it goes on after the wait (and releases it) while the new thread ends the run
+        done.acquire(timeout=HOLD)
 
-    def _stop(self):
+    def _stop(self, done=None):
         """End the run as stopped and exit; a run already ending on its own is left to end."""
         mine = True
         try:
@@ -192,16 +134,8 @@ class Stopper:
                     except Exception:
                         pass
                 _real_exit(STOP_EXIT)
-            self._ended.release()
-
-
-def _set_wakeup(fd):
-    """Set the wakeup fd without a warning when its pipe is full (the watcher reads SIGTERM
-    only; other signals' bytes may fill it while it waits)."""
-    try:
-        return _real_set_wakeup_fd(fd, warn_on_full_buffer=False)
-    except TypeError:  # 3.6
-        return _real_set_wakeup_fd(fd)
+            if done is not None:
+                done.release()
 
 
 def _in_probe(frame):
