@@ -157,8 +157,25 @@ func (s *State) BreakAt(fid FID, bp Breakpoint) (*NavResult, error) {
 	b := s.AddBreakpoint(bp)
 	r := &NavResult{Command: "break", From: s.curFID(), Breakpoint: &b.Breakpoint}
 	s.move(r, j)
-	r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; %s moves to its next hit)", r.To, b.Breakpoint.describe(), faces.Cmd("adi.continue"))
+	if bp.Cond == "" {
+		r.Message = fmt.Sprintf("break → %s  (breakpoint on every call; %s moves to the next)", r.To, faces.Cmd("adi.continue"))
+	} else {
+		r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; %s moves to its next hit)", r.To, b.Breakpoint.describe(), faces.Cmd("adi.continue"))
+	}
 	return r, nil
+}
+
+// FirstMatch is a conditional "break FUNC COND" that matched: the breakpoint is in B, and i moves
+// to j, the first of the matches invocations where its condition held, so the answer shows it.
+func (s *State) FirstMatch(j, matches int) *NavResult {
+	r := &NavResult{Command: "break", From: s.curFID(), Hit: 1, Hits: matches}
+	s.move(r, j)
+	next := fmt.Sprintf("%s moves to the next", faces.Cmd("adi.continue"))
+	if matches == 1 {
+		next = "the only one"
+	}
+	r.Message = fmt.Sprintf("break → %s  (the first of %s where the condition held; %s)", r.To, plural(matches, "invocation"), next)
+	return r
 }
 
 // StepOut moves i to the caller of T[i]; at an entry frame i is unchanged and the result says so.

@@ -127,6 +127,15 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		b := ba.Breakpoint.Breakpoint
 		ba.Hits, ba.Matches, ba.Ahead, ba.Behind = s.hitList(b, maxHitsListed)
 		ba.CondError = s.condErr[b]
+		if b.Cond != "" && ba.Matches > 0 && ba.CondError == "" {
+			// a condition picks the invocations worth reading: show the first, as the reference
+			// CLI's break does (one command fewer than break, then continue)
+			for _, inv := range t.Invocations(b.Func) {
+				if j := int(inv); s.hits.Holds(b, j) {
+					return s.withFLT(ctx, s.state.FirstMatch(j, ba.Matches))
+				}
+			}
+		}
 		if f := t.Frame(s.state.Cur); f != nil {
 			ba.Current = f.FID().String()
 		}
