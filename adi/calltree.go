@@ -18,6 +18,9 @@ const (
 type TreeOptions struct {
 	Depth int `json:"depth,omitempty"` // levels of calls shown below the root
 	Width int `json:"width,omitempty"` // children shown per node
+	// wide is set when the width was asked for: every call up to it is shown, in order, rather
+	// than the overview's choice (treeBuilder.overview)
+	wide bool
 }
 
 // CallTree answers call-tree: the calls below one frame (Root), or the whole run (Roots: every
@@ -110,6 +113,7 @@ type CallNode struct {
 	HiddenBeforeCalls int         `json:"hidden_before_calls,omitempty"`
 
 	own   bool        // its function is defined in the run's entry script
+	shown []Arg       // Args without those equal to their literal defaults, as the text shows them
 	calls []CallGroup // its direct calls (imports aside), grouped, when it has children shown
 	below int         // the calls below it, with all their callees
 }
@@ -261,6 +265,7 @@ func (o TreeOptions) withDefaults() (TreeOptions, error) {
 	if o.Depth == 0 {
 		o.Depth = DefaultTreeDepth
 	}
+	o.wide = o.Width != 0
 	if o.Width == 0 {
 		o.Width = DefaultTreeWidth
 	}
@@ -314,6 +319,7 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 	if n.Args == nil {
 		n.Args = []Arg{}
 	}
+	n.shown = withoutDefaults(n.Args, b.t.Defaults(f.Code))
 	kids := b.t.Callees(j)
 	if b.imports {
 		var imported, other []int32
@@ -338,9 +344,17 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 	if len(kids) > 0 {
 		n.calls, n.below = b.group(kids)
 	}
-	shown := kids[:min(b.o.Width, len(kids))]
-	if onPath && pathKid >= 0 && len(kids) > b.o.Width {
+	near := onPath && pathKid >= 0 && len(kids) > b.o.Width
+	var shown []int32
+	switch {
+	case near:
 		shown = b.nearFailure(kids, pathKid)
+	case onPath: // the path is told in full, in the order of its calls
+		shown = kids
+	case b.o.wide:
+		shown = kids[:min(b.o.Width, len(kids))]
+	default:
+		shown = b.overview(kids)
 	}
 	after := false // past the callee on the failure path
 	at := 0        // the next of kids to show or leave out
@@ -352,14 +366,70 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 		}
 		at++
 		k := b.node(int(c), level+1)
-		k.HiddenBefore, k.HiddenBeforeCalls = b.group(skipped)
+		if near {
+			k.HiddenBefore, k.HiddenBeforeCalls = b.group(skipped)
+		}
 		k.Teardown = after
 		k.ImportTime = b.imports && b.t.Frames[c].ArgsFP == ImportFP
 		after = after || (onPath && c == pathKid)
 		n.Children = append(n.Children, k)
 	}
-	b.hide(n, kids[at:], "width")
+	if near {
+		b.hide(n, kids[at:], "width")
+		return n
+	}
+	var rest []int32 // the calls the overview left out, counted on one line after those shown
+	for _, c := range kids {
+		if !slices.Contains(shown, c) {
+			rest = append(rest, c)
+		}
+	}
+	b.hide(n, rest, "width")
 	return n
+}
+
+// perFunction is how many calls of one function a node shows among its children: a loop that
+// calls the same functions over and over shows its first iterations, and the rest is counted.
+const perFunction = 3
+
+// overview chooses which of kids a node off the failure path shows when no width was asked for,
+// in the order they were made: up to the width, at most perFunction calls of each function, and no call of a plumbing dunder
+// method (__eq__, __hash__, __getattr__: comparisons and lookups a reader does not look for),
+// which are counted with the calls left out.
+func (b *treeBuilder) overview(kids []int32) []int32 {
+	var out []int32
+	per := map[string]int{}
+	for _, c := range kids {
+		if len(out) == b.o.Width {
+			break
+		}
+		code := b.t.Frames[c].Code
+		if per[code.Func] == perFunction || plumbing(code.Func) {
+			continue
+		}
+		per[code.Func]++
+		out = append(out, c)
+	}
+	return out
+}
+
+// plumbing reports whether fn is a dunder method of the object protocol that a call tree or an
+// FLT counts rather than shows: comparisons, hashing, truth, length, iteration, attribute and
+// text lookups. Constructors, calls, context managers, copies and arithmetic are shown.
+func plumbing(fn string) bool {
+	dot := strings.LastIndexAny(fn, ".:")
+	name := fn[dot+1:]
+	if !strings.HasPrefix(name, "__") || !strings.HasSuffix(name, "__") {
+		return false
+	}
+	switch name {
+	case "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__len__",
+		"__iter__", "__next__", "__contains__", "__getattr__", "__getattribute__", "__repr__", "__str__",
+		"__format__", "__instancecheck__", "__subclasscheck__", "__index__", "__int__", "__float__",
+		"__dir__", "__sizeof__":
+		return true
+	}
+	return false
 }
 
 // nearFailure chooses which of kids (more than the width) a node on a failure path shows: its
@@ -632,7 +702,7 @@ func (r *treeRenderer) node(n *CallNode, indent string) {
 		e.Type == r.failure.Type && e.Message == r.failure.Message {
 		outcome = "raised " + e.Type[strings.LastIndexByte(e.Type, '.')+1:] + " (the failure)"
 	}
-	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.name(), d.treeArgs(n.Args), outcome)
+	line := fmt.Sprintf("%s%s(%s) → %s", indent, n.name(), d.treeArgs(n.shown), outcome)
 	if n.Thread != "" {
 		line += "  [thread " + n.Thread + "]"
 	}

@@ -189,12 +189,12 @@ g:<module>#1() → None
 // exit:
 //
 //	/p/app.py                                   /p/lib.py
-//	 1 import atexit, lib                       lib.configure() calls setopt 12 times;
-//	 2 def validate(opts): return True          lib.run(opts) calls step(1), step(2), step(3),
-//	 3 def main():                              and close() in a finally; step(3) calls check(7),
-//	 4     opts = lib.configure()               which raises ValueError('bad item 7') at line 31;
-//	 5     for i in range(6): lib.register(i)   lib registers cleanup() with atexit twice.
-//	 6     validate(opts)
+//	 1 import atexit, lib                       lib.configure() calls setopt, getopt, parse and
+//	 2 def validate(opts): return True          store 3 times each, in turn; lib.run(opts) calls
+//	 3 def main():                              step(1), step(2), step(3), and close() in a
+//	 4     opts = lib.configure()               finally; step(3) calls check(7), which raises
+//	 5     for i in range(6): lib.register(i)   ValueError('bad item 7') at line 31; lib
+//	 6     validate(opts)                       registers cleanup() with atexit twice.
 //	 7     try: lib.run(opts)                   lib.shutdown(reason) calls flush 3 times.
 //	 9     finally: lib.shutdown('error')
 //	10 main()
@@ -217,7 +217,7 @@ func deepFailure() *Trace {
 	fail(main, 7)
 	cfg := add("lib:configure", main, 4, lib, "{'debug': False}")
 	for i := range 12 {
-		add("lib:setopt", cfg, 3, lib, "None", Arg{"k", strconv.Itoa(i)})
+		add([]string{"lib:setopt", "lib:getopt", "lib:parse", "lib:store"}[i%4], cfg, 3, lib, "None", Arg{"k", strconv.Itoa(i)})
 	}
 	for i := range 6 {
 		add("lib:register", main, 5, lib, "None", Arg{"i", strconv.Itoa(i)})
@@ -258,16 +258,16 @@ app:<module>#1() → raised ValueError (the failure)
   app:main#1() → raised ValueError (the failure)
     lib:configure#1() → {'debug': False}
       lib:setopt#1(k=0) → None
-      lib:setopt#2(k=1) → None
-      lib:setopt#3(k=2) → None
-      lib:setopt#4(k=3) → None
-      lib:setopt#5(k=4) → None
-      lib:setopt#6(k=5) → None
-      lib:setopt#7(k=6) → None
-      lib:setopt#8(k=7) → None
-      lib:setopt#9(k=8) → None
-      lib:setopt#10(k=9) → None
-      … 2 more calls to setopt
+      lib:getopt#1(k=1) → None
+      lib:parse#1(k=2) → None
+      lib:store#1(k=3) → None
+      lib:setopt#2(k=4) → None
+      lib:getopt#2(k=5) → None
+      lib:parse#2(k=6) → None
+      lib:store#2(k=7) → None
+      lib:setopt#3(k=8) → None
+      lib:getopt#3(k=9) → None
+      … 2 more calls (1 to parse, 1 to store)
     lib:register#1(i=0) → None
     lib:register#2(i=1) → None
     lib:register#3(i=2) → None
@@ -302,7 +302,7 @@ app:<module>#1() → raised ValueError (the failure)
   … imported lib: 1 call (call-tree lib:<module>#1 shows it)
   app:main#1() → raised ValueError (the failure)
     lib:configure#1() → {'debug': False}
-      … 12 calls to setopt folded
+      … 12 calls (3 to setopt, 3 to getopt, 3 to parse, 3 to store) folded
     lib:register#1(i=0) → None
     lib:register#2(i=1) → None
     lib:register#3(i=2) → None
@@ -396,9 +396,7 @@ t:<module>#1() → raised SystemExit (the failure)
     t:register#1(name=<not rendered: during an import>) → None
     t:register#2(name=<not rendered: during an import>) → None
     t:register#3(name=<not rendered: during an import>) → None
-    t:register#4(name=<not rendered: during an import>) → None
-    t:register#5(name=<not rendered: during an import>) → None
-    t:register#6(name=<not rendered: during an import>) → None
+    … 3 more calls to register
   t:main#1() → raised SystemExit (the failure)
     t:leave#1() → raised SystemExit (the failure)
 `, mustRunTree(t, exit("2", Raised), TreeOptions{}, false).Text(TextOptions{}))
@@ -409,6 +407,6 @@ t:<module>#1() → (unfinished)
   t:main#1() → (unfinished)
     t:leave#1() → (unfinished)
 Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
-(shrunk to fit the 130-token budget: calls after the failure and during imports folded)
-`, faces.CLI.Render(mustRunTree(t, exit("", Unfinished), TreeOptions{}, false).Text(TextOptions{Budget: 130})))
+(shrunk to fit the 110-token budget: calls after the failure and during imports folded)
+`, faces.CLI.Render(mustRunTree(t, exit("", Unfinished), TreeOptions{}, false).Text(TextOptions{Budget: 110})))
 }

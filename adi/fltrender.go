@@ -30,6 +30,9 @@ func (v *FLTView) Text(o TextOptions) string {
 	}
 	shrinks := []shrink{shrinkFold1, shrinkFold2, shrinkValues, shrinkReturns}
 	return fitText(o, shrinks, func(d detail) doc {
+		if d.valueLimit == 0 || d.valueLimit > fltValue {
+			d.valueLimit = fltValue // exec shows a value whole
+		}
 		r := &fltRenderer{v: v, d: d, o: o, pad: strings.Repeat(" ", width), width: width, notes: notes}
 		return r.render(tree)
 	})
@@ -139,6 +142,13 @@ func (r *fltRenderer) shown(l *tloop) (shown []bool, chosen bool) {
 	}
 	return shown, chosen
 }
+
+// fltValue bounds each value an FLT shows, in characters, and calleeValue what a callee returned:
+// a value's head says what it is, and a change cut keeps the place where it differs.
+const (
+	fltValue    = 100
+	calleeValue = 60
+)
 
 // fltRenderer renders one FLTView at one detail level.
 type fltRenderer struct {
@@ -382,7 +392,21 @@ func (d detail) stepEvents(s StepView) []string {
 	for _, c := range s.Changes {
 		out = append(out, d.changeText(c))
 	}
+	var plumbed counter // a step's calls of plumbing dunders, counted on one line when several
 	for _, c := range s.Calls {
+		if c.FID != "" && plumbing(c.funcName()) {
+			plumbed.add(ShortName(c.funcName()))
+		}
+	}
+	few := len(s.Calls) - sumCounts(plumbed) + 1
+	for _, c := range s.Calls {
+		if c.FID != "" && plumbing(c.funcName()) && sumCounts(plumbed) > 1 {
+			if few > 0 {
+				out = append(out, "→ "+plumbed.String())
+				few = 0
+			}
+			continue
+		}
 		out = append(out, "→ "+d.callText(c))
 	}
 	if s.Raise != nil {
@@ -425,6 +449,7 @@ func (d detail) callText(c CallView) string {
 	case d.noReturns:
 		return c.name()
 	default:
+		d.valueLimit = min(d.valueLimit, calleeValue)
 		return c.name() + " → " + d.frameOutcome(c.Status, c.Return, c.Exception, Yielded{c.Kind, c.Yields, c.LastYield})
 	}
 }
@@ -443,6 +468,14 @@ func (c *counter) add(k string) {
 		c.keys = append(c.keys, k)
 	}
 	c.n[k]++
+}
+
+func sumCounts(c counter) int {
+	n := 0
+	for _, v := range c.n {
+		n += v
+	}
+	return n
 }
 
 // String renders "g ×3, h ×1".

@@ -383,6 +383,8 @@ type Trace struct {
 	// sharedShort holds the qualnames (ShortName) that name more than one recorded function (two
 	// modules' Node.__init__): Ref writes those with their module.
 	sharedShort map[string]bool
+	// defaults caches the literal parameter defaults read from the source (Defaults).
+	defaults defaultsIndex
 }
 
 // Ref writes fid f the way the text names it: a function of a package module by its qualname

@@ -89,8 +89,9 @@ func TestRenderGolden(t *testing.T) {
 		{"flt_budget_values", func(*testing.T) Result {
 			tr := fixture()
 			tr.Frames[2].Args[0].Value = strings.Repeat("7", 400)
+			tr.Frames[2].Return = strings.Repeat("8", 400)
 			return tr.FLTView(normalizeFLT())
-		}, TextOptions{Budget: 100}},
+		}, TextOptions{Budget: 80}},
 		{"flt_budget_cut", func(*testing.T) Result { tr, f := searchLoop(1000, 500); return tr.FLTView(f) }, TextOptions{Budget: 90}},
 		{"flt_incomplete", func(*testing.T) Result {
 			f := mainFLT()
