@@ -675,7 +675,7 @@ func setupFolds(note string) []shrink {
 }
 
 // treeValue bounds each value a call tree shows (arguments, returns), in characters.
-const treeValue = 60
+const treeValue = 40
 
 // treeRenderer renders the nodes of a call tree at one detail level.
 type treeRenderer struct {

@@ -108,8 +108,18 @@ func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
 	r.Breakpoint = &bp
 	r.Hit, r.Hits = sort.SearchInts(all, best)+1, len(all)
 	s.move(r, best)
-	r.Message = fmt.Sprintf("%s → %s  (breakpoint %s; hit %d of %d)", cmd, r.To, bp.String(), r.Hit, r.Hits)
+	r.Message = fmt.Sprintf("%s → %s  (breakpoint %s; hit %d of %d)", cmd, s.ref(best), s.shortBreakpoint(bp.Breakpoint), r.Hit, r.Hits)
 	return r
+}
+
+// ref is how the text names T[j] (Trace.Ref).
+func (s *State) ref(j int) string { return s.Trace.Ref(s.Trace.Frames[j].FID()) }
+
+// shortBreakpoint writes b as String does, its function named as Trace.Ref names it.
+func (s *State) shortBreakpoint(b Breakpoint) string {
+	ref := s.Trace.Ref(FID{Func: b.Func})
+	b.Func = ref[:strings.LastIndexByte(ref, '#')]
+	return b.String()
 }
 
 func compactInts(s []int) []int {
@@ -139,9 +149,9 @@ func (s *State) StepInto(fid FID) (*NavResult, error) {
 	s.move(r, j)
 	f := s.Trace.Frame(j)
 	if c := s.Trace.Frame(int(f.Caller)); c != nil {
-		r.Message = fmt.Sprintf("step-into → %s  (called by %s at line %d)", r.To, c.FID(), f.CallLine)
+		r.Message = fmt.Sprintf("step-into → %s  (called by %s at line %d)", s.ref(j), s.ref(int(f.Caller)), f.CallLine)
 	} else {
-		r.Message = fmt.Sprintf("step-into → %s  (an entry frame)", r.To)
+		r.Message = fmt.Sprintf("step-into → %s  (an entry frame)", s.ref(j))
 	}
 	return r, nil
 }
@@ -158,7 +168,7 @@ func (s *State) BreakAt(fid FID, bp Breakpoint) (*NavResult, error) {
 	r := &NavResult{Command: "break", From: s.curFID(), Breakpoint: &b.Breakpoint}
 	s.move(r, j)
 	if bp.Cond == "" {
-		r.Message = fmt.Sprintf("break → %s  (breakpoint on every call; %s moves to the next)", r.To, faces.Cmd("adi.continue"))
+		r.Message = fmt.Sprintf("break → %s  (breakpoint on every call; %s moves to the next)", s.ref(j), faces.Cmd("adi.continue"))
 	} else {
 		r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; %s moves to its next hit)", r.To, b.Breakpoint.describe(), faces.Cmd("adi.continue"))
 	}
@@ -174,7 +184,7 @@ func (s *State) FirstMatch(j, matches int) *NavResult {
 	if matches == 1 {
 		next = "the only one"
 	}
-	r.Message = fmt.Sprintf("break → %s  (the first of %s where the condition held; %s)", r.To, plural(matches, "invocation"), next)
+	r.Message = fmt.Sprintf("break → %s  (the first of %s where the condition held; %s)", s.ref(j), plural(matches, "invocation"), next)
 	return r
 }
 
@@ -188,8 +198,9 @@ func (s *State) StepOut() *NavResult {
 	case f.Caller < 0:
 		r.Message = fmt.Sprintf("step-out: %s is an entry frame (no caller); still at %s.", r.From, r.From)
 	default:
+		from := s.ref(s.Cur)
 		s.move(r, int(f.Caller))
-		r.Message = fmt.Sprintf("step-out → %s  (the caller of %s, at line %d)", r.To, r.From, f.CallLine)
+		r.Message = fmt.Sprintf("step-out → %s  (the caller of %s, at line %d)", s.ref(s.Cur), from, f.CallLine)
 	}
 	return r
 }

@@ -101,7 +101,7 @@ func TestStepInto(t *testing.T) {
 		err  string
 	}{
 		{"a callee", 4, FID{"t:fib", 4}, 6, "step-into → t:fib#4  (called by t:fib#2 at line 10)", ""},
-		{"any frame of T", 0, FID{"pkg.util:check", 1}, 10, "step-into → pkg.util:check#1  (called by t:main#1 at line 17)", ""},
+		{"any frame of T", 0, FID{"pkg.util:check", 1}, 10, "step-into → check#1  (called by t:main#1 at line 17)", ""},
 		{"an entry frame", 5, FID{"t:<module>", 1}, 0, "step-into → t:<module>#1  (an entry frame)", ""},
 		{"index out of range", 3, FID{"t:fib", 9}, 3, "", "t:fib#9: t:fib was called 5 time(s); use an index from 1 to 5"},
 		{"unknown function", 3, FID{"t:nope", 1}, 3, "", `no function "t:nope" in the recording`},
@@ -132,7 +132,7 @@ func TestStepOut(t *testing.T) {
 		msg      string
 	}{
 		{6, 4, true, "step-out → t:fib#2  (the caller of t:fib#4, at line 10)"},
-		{9, 8, true, "step-out → pkg.util:Helper.run#1  (the caller of pkg.util:run#1, at line 3)"},
+		{9, 8, true, "step-out → Helper.run#1  (the caller of run#1, at line 3)"},
 		{1, 0, true, "step-out → t:<module>#1  (the caller of t:main#1, at line 22)"},
 		{0, 0, false, "step-out: t:<module>#1 is an entry frame (no caller); still at t:<module>#1."},
 	}

@@ -39,6 +39,8 @@ type FrameSummary struct {
 	// Thread names the thread the invocation ran in when it is not the program's first thread
 	// (a worker of a thread pool, say); "" for the first.
 	Thread string `json:"thread,omitempty"`
+
+	callerRef string // how the text names the caller (Trace.Ref)
 }
 
 // FrameSummary returns T[j] as a FrameSummary; j must be a valid index.
@@ -56,7 +58,7 @@ func (t *Trace) FrameSummary(j int) FrameSummary {
 		s.Args = []Arg{}
 	}
 	if c := t.Frame(int(f.Caller)); c != nil {
-		s.Caller = c.FID().String()
+		s.Caller, s.callerRef = c.FID().String(), t.Ref(c.FID())
 	}
 	if !t.sharedLine[f.Func] && t.funcStart != nil { // FILE:LINE#N names this frame (ResolveFrame)
 		s.LineTarget = f.File + ":" + strconv.Itoa(int(f.Line)) + "#" + strconv.Itoa(f.FID().Index)
@@ -72,7 +74,11 @@ func (s FrameSummary) callerText() string {
 	if s.Caller == "" {
 		return "entry frame"
 	}
-	return fmt.Sprintf("caller %s, line %d", s.Caller, s.CallLine)
+	caller := s.callerRef
+	if caller == "" {
+		caller = s.Caller
+	}
+	return fmt.Sprintf("caller %s, line %d", caller, s.CallLine)
 }
 
 // Coverage says how complete the recording behind a result is.
@@ -275,7 +281,7 @@ func (d detail) treeArgs(args []Arg) string {
 
 // treeArgsLimit bounds a call tree node's arguments as a whole (a constructor's twenty keyword
 // arguments), in characters.
-const treeArgsLimit = 120
+const treeArgsLimit = 80
 
 // outcome renders how an invocation ended: its return value, "raised T: msg", "(unfinished)" or,
 // for a generator or coroutine that never ran, "not started".
