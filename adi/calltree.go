@@ -10,7 +10,7 @@ import (
 
 // Default limits of a call tree.
 const (
-	DefaultTreeDepth = 3  // levels of calls below the root
+	DefaultTreeDepth = 2  // levels of calls below the root
 	DefaultTreeWidth = 10 // children shown per node
 )
 
