@@ -175,10 +175,12 @@ func (s *State) BreakAt(fid FID, bp Breakpoint) (*NavResult, error) {
 	return r, nil
 }
 
-// FirstMatch is a conditional "break FUNC COND" that matched: the breakpoint is in B, and i moves
-// to j, the first of the matches invocations where its condition held, so the answer shows it.
-func (s *State) FirstMatch(j, matches int) *NavResult {
-	r := &NavResult{Command: "break", From: s.curFID(), Hit: 1, Hits: matches}
+// FirstMatch is a conditional "break FUNC COND" that matched: the breakpoint b is in B, and i
+// moves to j, the first of the matches invocations where its condition held, so the answer shows
+// it (as a hit of b: its FLT marks where a condition checked at a line held).
+func (s *State) FirstMatch(b Breakpoint, j, matches int) *NavResult {
+	bp := viewBreakpoint(b)
+	r := &NavResult{Command: "break", From: s.curFID(), Breakpoint: &bp, Hit: 1, Hits: matches}
 	s.move(r, j)
 	next := fmt.Sprintf("%s moves to the next", faces.Cmd("adi.continue"))
 	if matches == 1 {

@@ -153,3 +153,27 @@ func TestEmptyRecording(t *testing.T) {
 	assert.Equal(t, "step-out: the recording has no frames.", s.StepOut().Message)
 	assert.Equal(t, 0, s.Cur)
 }
+
+// TestBreakMoves: break FUNC#N moves to that frame, and a conditional break that matched moves
+// to its first match as a hit of the breakpoint (so its FLT can mark where the condition held).
+func TestBreakMoves(t *testing.T) {
+	s := NewState(fixture())
+	r, err := s.BreakAt(FID{Func: "t:fib", Index: 2}, Breakpoint{})
+	require.NoError(t, err)
+	assert.Equal(t, 4, s.Cur)
+	assert.Equal(t, "break → t:fib#2  (breakpoint on every call; adi continue moves to the next)", faces.CLI.Render(r.Message))
+	r, err = s.BreakAt(FID{Func: "t:fib", Index: 3}, Breakpoint{Cond: "n == 1"})
+	require.NoError(t, err)
+	assert.Equal(t, "break → t:fib#3  (breakpoint t:fib if n == 1  (checked at entry) set; adi continue moves to its next hit)", faces.CLI.Render(r.Message))
+
+	s.Cur = 0
+	fib1 := Breakpoint{Func: "t:fib", Cond: "n == 1"}
+	r = s.FirstMatch(fib1, 5, 2)
+	assert.Equal(t, 5, s.Cur)
+	assert.True(t, r.Moved)
+	require.NotNil(t, r.Breakpoint)
+	assert.Equal(t, fib1, r.Breakpoint.Breakpoint)
+	assert.Equal(t, "break → t:fib#3  (the first of 2 invocations where the condition held; adi continue moves to the next)", faces.CLI.Render(r.Message))
+	r = s.FirstMatch(Breakpoint{Func: "t:normalize", Cond: "_return > 10"}, 2, 1)
+	assert.Equal(t, "break → t:normalize#1  (the first of 1 invocation where the condition held; the only one)", r.Message)
+}

@@ -132,7 +132,7 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 			// CLI's break does (one command fewer than break, then continue)
 			for _, inv := range t.Invocations(b.Func) {
 				if j := int(inv); s.hits.Holds(b, j) {
-					return s.withFLT(ctx, s.state.FirstMatch(j, ba.Matches))
+					return s.withFLT(ctx, s.state.FirstMatch(b, j, ba.Matches))
 				}
 			}
 		}

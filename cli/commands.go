@@ -24,7 +24,7 @@ func init() {
 			return runCLI(ctx, g, name, usage, build, args)
 		}}
 	}
-	add("break", `["CMD"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "add a breakpoint; with #N also show that frame's FLT", buildBreak)
+	add("break", `["CMD"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "add a breakpoint; with #N also show that frame's FLT, with a condition its first match's", buildBreak)
 	add("clear", `["CMD"] [FUNC [COND]]`, "remove breakpoints (all without FUNC)", buildClear)
 	add("continue", `["CMD"] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "go to the next invocation that matches a breakpoint and show its FLT", bareView("adi.continue"))
 	add("prev", `["CMD"] [--full-watch A,B] [--loop N|--loop-index LINE:K]`, "go to the previous invocation that matches a breakpoint", bareView("adi.prev"))

@@ -100,14 +100,16 @@ func TestServerAgreesWithAPIDocs(t *testing.T) {
 		res := rpcResult(t, body)
 		var text string
 		require.NoError(t, json.Unmarshal(res["text"], &text))
-		assert.Equal(t, "Breakpoint set: orders:bulk_rate if rate > 0  (checked at entry); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\n"+
-			"Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: continue.\n", text)
+		assert.Equal(t, "break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; continue moves to the next)\n\n"+
+			"Frame: orders:bulk_rate#1   (caller orders:line_total#1, line 22)\nArgs: qty = 12, rate = 0.1\n\n"+
+			"  16 | if qty > BULK_QUANTITY:  → True\n  17 | return rate\n\nReturn: 0.1\n", text)
 		assert.Equal(t, "false", string(res["target_failed"]))
 		status, body = postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":5,"method":"adi.run","params":{"session":"demo","line":"break bulk_rate -c 'qty == 3'"}}`)
 		require.Equal(t, http.StatusOK, status, body)
 		require.NoError(t, json.Unmarshal(rpcResult(t, body)["text"], &text))
-		assert.Equal(t, "Breakpoint set: orders:bulk_rate if qty == 3  (checked at entry); orders:bulk_rate was called 3 time(s); 2 breakpoint(s) in all.\n"+
-			"Matches 1 invocation(s): orders:bulk_rate#2. Next: continue.\n", text)
+		assert.Equal(t, "break → orders:bulk_rate#2  (the first of 1 invocation where the condition held; the only one)\n\n"+
+			"Frame: orders:bulk_rate#2   (caller orders:line_total#2, line 22)\nArgs: qty = 3, rate = 0.0\n\n"+
+			"  16 | if qty > BULK_QUANTITY:  → False\n  18 | return 0.0\n\nReturn: 0.0\n", text)
 		status, body = postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":6,"method":"adi.run","params":{"session":"demo","line":"break bulk_rate --cond"}}`)
 		require.Equal(t, http.StatusOK, status, body)
 		assert.JSONEq(t, `{"jsonrpc":"2.0","id":6,"error":{"code":-32003,"message":"adi.run: break: --cond needs a condition, e.g. --cond 'x > 3'; usage: break FUNC [--on-entry|--on-return|--if-eval-lineno L] [CONDITION]","data":{"kind":"bad_input"}}}`, body)

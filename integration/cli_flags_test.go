@@ -12,21 +12,17 @@ import (
 )
 
 // TestCLIReferenceFlags runs the reference CLI's flags on the demo program and checks the FLTs
-// they give: --if-eval-lineno (a condition on a local in the middle of the function),
-// --full-watch, --on-return with and without _return, --loop and --loop-index, and the hint
-// towards prev when a new breakpoint's matches all ran before the frame under inspection.
+// they give: --if-eval-lineno (a condition on a local in the middle of the function; the FLT
+// marks where it held), --full-watch, --on-return with and without _return, --loop and
+// --loop-index; a conditional break shows its first match, and an unconditional one hints
+// towards prev when its matches all ran before the frame under inspection.
 func TestCLIReferenceFlags(t *testing.T) {
 	r := newCLI(t, demoDir(t))
 	cmd := "python orders.py"
 
 	res := r.run("break", cmd, "orders.py:line_total", "--cond", "rate == 0.0", "--if-eval-lineno", "24", "--full-watch", "rate,discount")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, "Breakpoint set: orders:line_total if rate == 0.0  (checked when line 24 starts, with the locals then); orders:line_total was called 3 time(s); 1 breakpoint(s) in all.\n"+
-		"Matches 2 invocation(s): orders:line_total#2, orders:line_total#3. Next: adi continue.\n", res.stdout)
-
-	res = r.run("continue", "--full-watch", "rate,discount")
-	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, `continue → orders:line_total#2  (breakpoint orders:line_total if rate == 0.0 at line 24; hit 1 of 2)
+	assert.Equal(t, `break → orders:line_total#2  (the first of 2 invocations where the condition held; adi continue moves to the next)
 
 Frame: orders:line_total#2   (caller orders:price_items#1, line 31)
 Args: (none watched)
@@ -43,15 +39,30 @@ Watching: rate, discount (the other variables are not shown)
 Return: 3.6
 `, res.stdout)
 
+	res = r.run("continue", "--full-watch", "rate,discount")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.Equal(t, `continue → orders:line_total#3  (breakpoint orders:line_total if rate == 0.0 at line 24; hit 2 of 2)
+
+Frame: orders:line_total#3   (caller orders:price_items#1, line 31)
+Args: (none watched)
+Watching: rate, discount (the other variables are not shown)
+
+  22 | rate = bulk_rate(item["qty"], rules.get(item["name"], 0.0))
+     |   + rate = 0.0
+     |   → orders:bulk_rate#3 → 0.0
+  23 | subtotal = item["qty"] * item["price"]
+  24 | discount = subtotal * rate   ◀ the condition held here (visit 1 of line 24; adi exec -l 24 -k 1 runs a statement here)
+     |   + discount = 0.0
+  25 | return round(subtotal - discount, 2)
+
+Return: 20.0
+`, res.stdout)
+
 	res = r.run("clear")
 	require.Equal(t, 0, res.code, res.stderr)
-	res = r.run("break", cmd, "orders.py:bulk_rate", "--on-return", "-c", "_return == 0.0")
+	res = r.run("break", cmd, "orders.py:bulk_rate", "--on-return", "-c", "_return == 0.0", "--full-watch", "rate")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, "Breakpoint set: orders:bulk_rate if _return == 0.0  (checked at exit); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\n"+
-		"Matches 2 invocation(s): orders:bulk_rate#2, orders:bulk_rate#3. Next: adi continue.\n", res.stdout)
-	res = r.run("continue", "--full-watch", "rate")
-	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, `continue → orders:bulk_rate#2  (breakpoint orders:bulk_rate if _return == 0.0; hit 1 of 2)
+	assert.Equal(t, `break → orders:bulk_rate#2  (the first of 2 invocations where the condition held; adi continue moves to the next)
 
 Frame: orders:bulk_rate#2   (caller orders:line_total#2, line 22)
 Args: rate = 0.0
@@ -66,14 +77,28 @@ Return: 0.0
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.True(t, strings.HasPrefix(res.stdout, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if _return == 0.0; hit 2 of 2)\n"), res.stdout)
 
-	// rate is a local of line_total, bound only after its entry: --on-return checks it at exit
-	res = r.run("break", cmd, "orders.py:line_total", "--on-return", "-c", "rate == 0.0")
+	// an unconditional breakpoint lists its matches without moving; here they all ran before
+	res = r.run("break", cmd, "orders.py:line_total")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, "Breakpoint set: orders:line_total if rate == 0.0 on return  (checked at exit); orders:line_total was called 3 time(s); 2 breakpoint(s) in all.\n"+
-		"Matches 2 invocation(s): orders:line_total#2, orders:line_total#3. They ran before the frame under inspection (orders:bulk_rate#3), so adi continue finds none. Next: adi prev.\n", res.stdout)
+	assert.Equal(t, "Breakpoint set: orders:line_total  (every call); orders:line_total was called 3 time(s); 2 breakpoint(s) in all.\n"+
+		"Matches 3 invocation(s): orders:line_total#1, orders:line_total#2, orders:line_total#3. They ran before the frame under inspection (orders:bulk_rate#3), so adi continue finds none. Next: adi prev.\n", res.stdout)
 	res = r.run("prev")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.True(t, strings.HasPrefix(res.stdout, "prev → orders:line_total#3  (breakpoint orders:line_total if rate == 0.0 on return; hit 3 of 4)\n"), res.stdout)
+	assert.True(t, strings.HasPrefix(res.stdout, "prev → orders:line_total#3  (breakpoint orders:line_total; hit 4 of 5)\n"), res.stdout)
+
+	// rate is a local of line_total, bound only after its entry: --on-return checks it at exit
+	res = r.run("clear", cmd, "orders.py:line_total")
+	require.Equal(t, 0, res.code, res.stderr)
+	res = r.run("break", cmd, "orders.py:line_total", "--on-return", "-c", "rate == 0.0", "--full-watch", "rate")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "break → orders:line_total#2  (the first of 2 invocations where the condition held; adi continue moves to the next)\n\n"+
+		"Frame: orders:line_total#2   (caller orders:price_items#1, line 31)\n"), res.stdout)
+	res = r.run("continue")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "continue → orders:bulk_rate#2  (breakpoint orders:bulk_rate if _return == 0.0; hit 2 of 4)\n"), res.stdout)
+	res = r.run("continue")
+	require.Equal(t, 0, res.code, res.stderr)
+	assert.True(t, strings.HasPrefix(res.stdout, "continue → orders:line_total#3  (breakpoint orders:line_total if rate == 0.0 on return; hit 3 of 4)\n"), res.stdout)
 
 	res = r.run("flt", cmd, "orders.py:price_items#1", "--loop", "1")
 	require.Equal(t, 0, res.code, res.stderr)
@@ -145,7 +170,7 @@ print(main())
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Contains(t, res.stderr, "adi: recorded `python words.py`: ", "the target is recorded again, with the library file")
 	stmtLine := capwordsReturnLine(t, lib)
-	assert.Equal(t, `break → string:capwords#1  (breakpoint string:capwords  (every call) set; adi continue moves to its next hit)
+	assert.Equal(t, `break → string:capwords#1  (breakpoint on every call; adi continue moves to the next)
 
 Frame: string:capwords#1   (caller words:main#1, line 5)
 Args: s = 'hello big world', sep = None

@@ -253,7 +253,7 @@ func TestCLIExitCodes(t *testing.T) {
 
 	res = r.run("break", "python orders.py", "bulk_rate", "--cond", "rate > 0")
 	assert.Equal(t, 0, res.code, res.stderr)
-	assert.Contains(t, res.stdout, "Breakpoint set: orders:bulk_rate if rate > 0  (checked at entry)")
+	assert.True(t, strings.HasPrefix(res.stdout, "break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; adi continue moves to the next)\n\nFrame: orders:bulk_rate#1 "), res.stdout)
 
 	res = r.run("exec", "python orders.py", "bulk_rate#3", "-l", "16", "-s", "print(qty, qty > BULK_QUANTITY)")
 	assert.Equal(t, 0, res.code, res.stderr)
@@ -351,7 +351,7 @@ func TestCLIFirstCommandFocus(t *testing.T) {
 	res := r.run("break", cmd, "t.py:work#2")
 	require.Equal(t, 0, res.code, res.stderr)
 	assert.Regexp(t, "^adi: recorded `python3 t.py`: 5 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
-	assert.Equal(t, "break → t:work#2  (breakpoint t:work  (every call) set; adi continue moves to its next hit)\n\n"+
+	assert.Equal(t, "break → t:work#2  (breakpoint on every call; adi continue moves to the next)\n\n"+
 		"Frame: t:work#2   (caller t:<module>#1, line 15)\nArgs: i = 1\n\n"+
 		"   9 | doubled = i * 2\n     |   + doubled = 2\n  10 | return doubled + 1\n\nReturn: 3\n", res.stdout)
 	runsDir := filepath.Join(r.state, "sessions", cli.SessionID(dir, cmd), "runs")

@@ -1092,7 +1092,7 @@ func TestDAPProxyADIRequestsAnswerAsTheMethods(t *testing.T) {
 		{[]req{toMain}, req{"adi/stepInto", "adi.step_into", map[string]any{"frame": "add#2"}}},
 		{[]req{toMain}, req{"adi/step-in", "adi.step_into", map[string]any{"frame": "add#3", "budget": 400}}},
 		{[]req{{"adi/stepInto", "adi.step_into", map[string]any{"frame": "add#2"}}}, req{"adi/stepOut", "adi.step_out", nil}},
-		{[]req{clear}, req{"adi/break", "adi.break", map[string]any{"func": "add", "cond": "a > 0"}}},
+		{[]req{clear, toMain}, req{"adi/break", "adi.break", map[string]any{"func": "add", "cond": "a > 0"}}}, // it moves: from main#1 both times
 		{[]req{clear, breakAdd}, req{"adi/clear", "adi.clear", nil}},
 		{[]req{clear, breakAdd, {"adi/stepInto", "adi.step_into", map[string]any{"frame": "main#1"}}}, req{"adi/continue", "adi.continue", nil}},
 		{[]req{clear, breakAdd, {"adi/stepInto", "adi.step_into", map[string]any{"frame": "add#3"}}}, req{"adi/prev", "adi.prev", nil}},

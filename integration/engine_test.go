@@ -94,18 +94,17 @@ func TestEngineDemoInvestigation(t *testing.T) {
 	assert.Contains(t, tree, "        orders:bulk_rate#3(qty=10, rate=0.15) → 0.0\n")
 	assert.Contains(t, tree, "      orders:line_total#3(item={'name': 'melon', 'qty': 10, 'price': 2.0}, rules={'apple': 0.1, 'melon': 0.15}) → 20.0\n")
 
-	br := do(t, s, "break bulk_rate rate > 0")
-	assert.Contains(t, br.Text, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: adi continue.")
+	br := do(t, s, "break bulk_rate rate > 0").Text
+	assert.Contains(t, br, "break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; adi continue moves to the next)")
+	assert.Contains(t, br, "Args: qty = 12, rate = 0.1\n\n  16 | if qty > BULK_QUANTITY:  → True\n  17 | return rate\n\nReturn: 0.1\n")
 	runs := runCount(t, s)
 	assert.Equal(t, 2, runs, "one run evaluates the condition on live values")
 
 	c1 := do(t, s, "continue").Text
-	assert.Contains(t, c1, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)")
-	assert.Contains(t, c1, "Args: qty = 12, rate = 0.1\n\n  16 | if qty > BULK_QUANTITY:  → True\n  17 | return rate\n\nReturn: 0.1\n")
+	assert.Contains(t, c1, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if rate > 0; hit 2 of 2)")
+	assert.Contains(t, c1, "Args: qty = 10, rate = 0.15\n\n  16 | if qty > BULK_QUANTITY:  → False\n  18 | return 0.0\n\nReturn: 0.0\n")
 	c2 := do(t, s, "continue").Text
-	assert.Contains(t, c2, "Args: qty = 10, rate = 0.15\n\n  16 | if qty > BULK_QUANTITY:  → False\n  18 | return 0.0\n\nReturn: 0.0\n")
-	c3 := do(t, s, "continue").Text
-	assert.Contains(t, c3, "no further hit")
+	assert.Contains(t, c2, "no further hit")
 	p := do(t, s, "prev").Text
 	assert.Contains(t, p, "prev → orders:bulk_rate#1")
 	// Navigation re-ran nothing: the first run recorded every frame's FLT (eager FLTs).
@@ -220,14 +219,15 @@ func TestEngineRefusesBadTargets(t *testing.T) {
 }
 
 // TestEngineBreakOnAHotFunction sets a breakpoint on a function called 250 times: the answer
-// counts every match, its JSON names the first 100 (not all), and its text the first 10.
+// counts every match, its JSON names the first 100 (not all), and its text the first 10; a
+// condition's answer counts its matches and shows the first.
 func TestEngineBreakOnAHotFunction(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "hot.py"), []byte("def sq(x):\n    return x * x\n\n\nprint(sum(sq(i) for i in range(250)))\n"), 0o644))
 	s := newSession(t, dir, "python hot.py")
-	ans := do(t, s, "break sq x >= 3")
-	assert.Equal(t, "Breakpoint set: hot:sq if x >= 3  (checked at entry); hot:sq was called 250 time(s); 1 breakpoint(s) in all.\n"+
-		"Matches 247 invocation(s): hot:sq#4, hot:sq#5, hot:sq#6, hot:sq#7, hot:sq#8, hot:sq#9, hot:sq#10, hot:sq#11, hot:sq#12, hot:sq#13 … and 237 more. Next: adi continue.\n",
+	ans := do(t, s, "break sq")
+	assert.Equal(t, "Breakpoint set: hot:sq  (every call); hot:sq was called 250 time(s); 1 breakpoint(s) in all.\n"+
+		"Matches 250 invocation(s): hot:sq#1, hot:sq#2, hot:sq#3, hot:sq#4, hot:sq#5, hot:sq#6, hot:sq#7, hot:sq#8, hot:sq#9, hot:sq#10 … and 240 more. Next: adi continue.\n",
 		ans.Text)
 	var got struct {
 		Matches int      `json:"matches"`
@@ -236,10 +236,16 @@ func TestEngineBreakOnAHotFunction(t *testing.T) {
 	b, err := json.Marshal(ans.Result)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &got))
-	assert.Equal(t, 247, got.Matches)
+	assert.Equal(t, 250, got.Matches)
 	require.Len(t, got.Hits, 100)
-	assert.Equal(t, "hot:sq#4", got.Hits[0])
-	assert.Equal(t, "hot:sq#103", got.Hits[99])
+	assert.Equal(t, "hot:sq#1", got.Hits[0])
+	assert.Equal(t, "hot:sq#100", got.Hits[99])
+
+	do(t, s, "clear")
+	cond := do(t, s, "break sq x >= 3")
+	assert.Equal(t, "break → hot:sq#4  (the first of 247 invocations where the condition held; adi continue moves to the next)\n\n"+
+		"Frame: hot:sq#4   (caller hot:<module>#1, line 5)\nArgs: x = 3\n\n   2 | return x * x\n\nReturn: 9\n", cond.Text)
+	assert.True(t, strings.HasPrefix(do(t, s, "continue").Text, "continue → hot:sq#5  (breakpoint hot:sq if x >= 3; hit 2 of 247)\n"))
 }
 
 // TestEngineExecStandby checks that after an exec --then-continue (the exec that runs under

@@ -16,7 +16,7 @@ import (
 var pyenvVersions = []string{"3.6.15", "3.7.16", "3.8.18", "3.9.18", "3.10.13", "3.11.7", "3.12.1", "3.13.0"}
 
 // The demo's answers (TestCLIPythonVersions), the same on every supported interpreter.
-const demoBreak = `break → orders:bulk_rate#3  (breakpoint orders:bulk_rate  (every call) set; adi continue moves to its next hit)
+const demoBreak = `break → orders:bulk_rate#3  (breakpoint on every call; adi continue moves to the next)
 
 Frame: orders:bulk_rate#3   (caller orders:line_total#3, line 22)
 Args: qty = 10, rate = 0.15

@@ -58,15 +58,13 @@ var exampleExpect = map[string][]expect{
 		{0, "        orders:bulk_rate#3(qty=10, rate=0.15) → 0.0\n", "adi: recorded `python orders.py`: 12 call(s) in "},
 	},
 	`adi break bulk_rate --cond "rate > 0"`: {
-		{0, "Matches 2 invocation(s): orders:bulk_rate#1, orders:bulk_rate#3. Next: adi continue.\n", ""},
-	},
-	`adi continue            # → bulk_rate#1 (right), then:`: {
-		{0, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)\n", ""},
+		{0, "break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; adi continue moves to the next)\n\n" +
+			"Frame: orders:bulk_rate#1   (caller orders:line_total#1, line 22)\nArgs: qty = 12, rate = 0.1\n", ""},
 	},
 	`adi continue`: {
-		{0, "Frame: orders:bulk_rate#3   (caller orders:line_total#3, line 22)\nArgs: qty = 10, rate = 0.15\n", ""}, // README
-		{0, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate if rate > 0; hit 1 of 2)\n", ""},           // docs/agents.md
-		{0, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if rate > 0; hit 2 of 2)\n", ""},
+		{0, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if rate > 0; hit 2 of 2)\n\n" + // README
+			"Frame: orders:bulk_rate#3   (caller orders:line_total#3, line 22)\nArgs: qty = 10, rate = 0.15\n", ""},
+		{0, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if rate > 0; hit 2 of 2)\n", ""}, // docs/agents.md
 	},
 	`adi exec bulk_rate#3 -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`: {
 		{0, "Exec at orders:bulk_rate#3, line 16, visit 1: qty, BULK_QUANTITY, qty > BULK_QUANTITY\nOutput: (none)\nValue: (10, 10, False)\n", ""},
@@ -125,7 +123,8 @@ var exampleExpect = map[string][]expect{
 		{0, "; every process of it has ended.\n", ""}, // docs/agents.md, watching
 	},
 	`adi break "python orders.py" "orders.py:bulk_rate" --cond "rate > 0"`: {
-		{0, "Breakpoint set: orders:bulk_rate if rate > 0  (checked at entry); orders:bulk_rate was called 3 time(s); 1 breakpoint(s) in all.\n", ""},
+		{0, "break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; adi continue moves to the next)\n\n" +
+			"Frame: orders:bulk_rate#1   (caller orders:line_total#1, line 22)\nArgs: qty = 12, rate = 0.1\n", ""},
 	},
 	`adi step-out`: {
 		{0, "step-out → orders:line_total#3  (the caller of orders:bulk_rate#3, at line 22)\n", ""},

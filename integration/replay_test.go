@@ -27,7 +27,7 @@ func replayProgram(t *testing.T, name string, flags ...string) *cliRun {
 
 // workFLT is the answer of `break CMD FILE:work#2` in every replay program, up to its notes.
 func workFLT(module string, callLine int) string {
-	return "break → " + module + ":work#2  (breakpoint " + module + ":work  (every call) set; adi continue moves to its next hit)\n\n" +
+	return "break → " + module + ":work#2  (breakpoint on every call; adi continue moves to the next)\n\n" +
 		"Frame: " + module + ":work#2   (caller " + module + ":<module>#1, line " + strconv.Itoa(callLine) + ")\n" +
 		"Args: i = 1\n\n"
 }

@@ -571,7 +571,8 @@ var breakCount = regexp.MustCompile(`(\d+) breakpoint\(s\) in all`)
 // TestServerTwoClientsOneSession has two clients add ten conditional breakpoints each to one
 // session at once. Each break re-runs the program to evaluate its condition; if two commands
 // interleaved, two answers would report the same count of breakpoints. They report 1 to 20,
-// each once.
+// each once. (The conditions hold for no call: a break whose condition held would answer with
+// the first match's FLT, which does not count the breakpoints.)
 func TestServerTwoClientsOneSession(t *testing.T) {
 	ts := startServer(t)
 	setup := ts.dial(t)
@@ -586,9 +587,9 @@ func TestServerTwoClientsOneSession(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 10; i++ {
-				p := map[string]any{"session": "shared", "func": "bulk_rate", "cond": fmt.Sprintf("qty > %d", i)}
+				p := map[string]any{"session": "shared", "func": "bulk_rate", "cond": fmt.Sprintf("qty > %d", 100+i)}
 				if client == 1 {
-					p = map[string]any{"session": "shared", "func": "line_total", "cond": fmt.Sprintf("len(item) > %d", i)}
+					p = map[string]any{"session": "shared", "func": "line_total", "cond": fmt.Sprintf("len(item) > %d", 3+i)}
 				}
 				var a answer
 				if !assert.NoError(t, c.Call(context.Background(), "adi.break", p, &a)) {

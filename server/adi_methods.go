@@ -14,7 +14,7 @@ import (
 // params; bridge.Session.Do runs it.
 func init() {
 	register(
-		adiMethod("adi.break", "{session, func, cond?, when?, line?, budget?, "+viewParams+"}", "add a breakpoint; cond is checked at entry, or at exit when it mentions _return or _exception, or when: \"entry\" or \"exit\" says, or each time line starts (func#N also moves to that frame and shows its FLT)", true,
+		adiMethod("adi.break", "{session, func, cond?, when?, line?, budget?, "+viewParams+"}", "add a breakpoint; cond is checked at entry, or at exit when it mentions _return or _exception, or when: \"entry\" or \"exit\" says, or each time line starts (func#N also moves to that frame and shows its FLT; a cond that held, to the first invocation where it held)", true,
 			func(p *params) adi.Command {
 				r := p.Ref("func", true, false)
 				cond := p.String("cond", false)

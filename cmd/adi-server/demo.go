@@ -19,10 +19,9 @@ import (
 var demoSteps = []struct{ why, cmd, shell string }{
 	{"The program prints a total of 29.0; 26.0 was expected. Look at the calls it made:",
 		"call-tree --depth 4", `call-tree "python orders.py" --depth 4`},
-	{"bulk_rate#3 got rate=0.15 but returned 0.0. Break where a discount rate was given:",
+	{"bulk_rate#3 got rate=0.15 but returned 0.0. Break where a discount rate was given (break shows the first match):",
 		`break bulk_rate --cond "rate > 0"`, `break bulk_rate --cond "rate > 0"`},
-	{"", "continue", "continue"},
-	{"The first hit (apples, qty 12) is right. Next hit:", "continue", "continue"},
+	{"The first match (apples, qty 12) is right. The next:", "continue", "continue"},
 	{"qty is 10, exactly the bulk quantity, yet the discount branch was skipped. Confirm in that frame:",
 		`exec bulk_rate#3 -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`, `exec bulk_rate#3 -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`},
 }
