@@ -45,7 +45,7 @@ func importsTrace() *Trace {
 // raised is shown; the tree of an import asked for shows what it ran.
 func TestCallTreeImports(t *testing.T) {
 	tr := importsTrace()
-	assert.Equal(t, `Call tree of app:<module>#1 (depth 3, width 10):
+	assert.Equal(t, `Call tree of app:<module>#1 (depth 2, width 10):
 app:<module>#1() → None
   … imported lib, helper: 5 calls (call-tree lib:<module>#1 shows one)
   broken:<module>#1() → raised ImportError: no module named x
@@ -55,7 +55,7 @@ app:<module>#1() → None
 `, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}))
 	run := mustRunTree(t, tr, TreeOptions{}, false)
 	assert.Equal(t, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}), run.Text(TextOptions{}))
-	assert.Equal(t, `Call tree of lib:<module>#1 (depth 3, width 10):
+	assert.Equal(t, `Call tree of lib:<module>#1 (depth 2, width 10):
 lib:<module>#1() → None
   lib.sub:<module>#1() → None
   lib:Thing#1() → class Thing
@@ -90,7 +90,7 @@ func TestForkedRunSaysSo(t *testing.T) {
 		ret("app:main", 1, 0, 9, "/p/app.py", 6, "None"),
 	)
 	tr.Forks, tr.ForkedIn = 2, 1
-	assert.Equal(t, `Call tree of app:<module>#1 (depth 3, width 10):
+	assert.Equal(t, `Call tree of app:<module>#1 (depth 2, width 10):
 Note: the program forked 2 times (the first in app:main#1); adi records this process only, so calls made in a forked child are not in the recording.
 app:<module>#1() → None
   app:main#1() → None
@@ -118,7 +118,7 @@ func TestEntryFramesNameTheirThread(t *testing.T) {
 	tr := newTrace("/p", ret("app:<module>", 1, -1, 0, "/p/app.py", 1, "None"), work, inner)
 	tr.Threads = []string{"MainThread", "ThreadPoolExecutor-0_0"}
 	run := mustRunTree(t, tr, TreeOptions{}, false)
-	assert.Equal(t, `Call tree of the run: 2 entry frames (depth 3, width 10):
+	assert.Equal(t, `Call tree of the run: 2 entry frames (depth 2, width 10):
 app:<module>#1() → None
 app:square#1(x=0) → 0  [thread ThreadPoolExecutor-0_0]
   app:helper#1() → 0
@@ -168,7 +168,7 @@ func TestGeneratorsSayWhatTheyYielded(t *testing.T) {
 	tr.AddYield(6, "1")
 	tr.AddYield(7, "") // not rendered (a bare call)
 	tr.AddYield(8, "None")
-	assert.Equal(t, `Call tree of g:<module>#1 (depth 3, width 10):
+	assert.Equal(t, `Call tree of g:<module>#1 (depth 2, width 10):
 g:<module>#1() → None
   g:evens#1() → yielded 3 (last 'x' * 3)
   g:evens#2() → yielded nothing
@@ -250,7 +250,7 @@ func deepFailure() *Trace {
 // path; the answer says how to open what was folded.
 func TestCallTreeLeadsToTheFailure(t *testing.T) {
 	tr := deepFailure()
-	run := mustRunTree(t, tr, TreeOptions{}, false)
+	run := mustRunTree(t, tr, TreeOptions{Depth: 3}, false)
 	assert.Equal(t, `Call tree of the run: 3 entry frames (depth 3, width 10):
 Failed: ValueError: bad item 7, raised in lib:check#1 at line 31, 4 levels deep; the calls leading there are shown whatever the depth.
 app:<module>#1() → raised ValueError (the failure)
@@ -389,7 +389,7 @@ func TestFailurePaths(t *testing.T) {
 		return newTrace("/p", mod, hook, reg(1), reg(2), reg(3), reg(4), reg(5), reg(6), main, leave)
 	}
 	assert.Nil(t, mustRunTree(t, exit("0", Raised), TreeOptions{}, false).Failure)
-	assert.Equal(t, `Call tree of t:<module>#1 (depth 3, width 10):
+	assert.Equal(t, `Call tree of t:<module>#1 (depth 2, width 10):
 Failed: SystemExit: 2, raised in t:leave#1 at line 8, 2 levels deep.
 t:<module>#1() → raised SystemExit (the failure)
   t:hook#1(name=<not rendered: during an import>) → None
@@ -400,7 +400,7 @@ t:<module>#1() → raised SystemExit (the failure)
   t:main#1() → raised SystemExit (the failure)
     t:leave#1() → raised SystemExit (the failure)
 `, mustRunTree(t, exit("2", Raised), TreeOptions{}, false).Text(TextOptions{}))
-	assert.Equal(t, `Call tree of t:<module>#1 (depth 3, width 10):
+	assert.Equal(t, `Call tree of t:<module>#1 (depth 2, width 10):
 Unfinished: the run ended in t:leave#1, 2 levels deep.
 t:<module>#1() → (unfinished)
   … during an import, folded: 1 call to hook, 7 with their callees

@@ -55,7 +55,7 @@ func TestCallTreeOverview(t *testing.T) {
 	}
 	frames = append(frames, ret("app:Key.__init__", 1, 0, 2, app, 9, "None", Arg{"self", "k"}))
 	tr := newTrace(dir, frames...)
-	assert.Equal(t, `Call tree of app:main#1 (depth 3, width 10):
+	assert.Equal(t, `Call tree of app:main#1 (depth 2, width 10):
 app:main#1() → None
   app:fmt#1(x=1, strict=True) → 'x'
   app:fmt#2(x=2, strict=True) → 'x'

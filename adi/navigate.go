@@ -182,11 +182,11 @@ func (s *State) FirstMatch(b Breakpoint, j, matches int) *NavResult {
 	bp := viewBreakpoint(b)
 	r := &NavResult{Command: "break", From: s.curFID(), Breakpoint: &bp, Hit: 1, Hits: matches}
 	s.move(r, j)
-	next := fmt.Sprintf("%s moves to the next", faces.Cmd("adi.continue"))
 	if matches == 1 {
-		next = "the only one"
+		r.Message = fmt.Sprintf("break → %s  (the only invocation where the condition held)", s.ref(j))
+	} else {
+		r.Message = fmt.Sprintf("break → %s  (the first of %d invocations where the condition held; %s moves to the next)", s.ref(j), matches, faces.Cmd("adi.continue"))
 	}
-	r.Message = fmt.Sprintf("break → %s  (the first of %s where the condition held; %s)", s.ref(j), plural(matches, "invocation"), next)
 	return r
 }
 

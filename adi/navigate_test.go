@@ -175,5 +175,5 @@ func TestBreakMoves(t *testing.T) {
 	assert.Equal(t, fib1, r.Breakpoint.Breakpoint)
 	assert.Equal(t, "break → t:fib#3  (the first of 2 invocations where the condition held; adi continue moves to the next)", faces.CLI.Render(r.Message))
 	r = s.FirstMatch(Breakpoint{Func: "t:normalize", Cond: "_return > 10"}, 2, 1)
-	assert.Equal(t, "break → t:normalize#1  (the first of 1 invocation where the condition held; the only one)", r.Message)
+	assert.Equal(t, "break → t:normalize#1  (the only invocation where the condition held)", r.Message)
 }

@@ -64,7 +64,7 @@ func TestRunTreeText(t *testing.T) {
   FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0
   passed test_cart:TestLine.test_line#1 → None
   passed test_cart:TestLine.test_line#2 → None
-Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 3, width 10):
+Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 2, width 10):
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
     cart:line_total#1(qty=10, price=2.0, rate=0.1) → 20.0

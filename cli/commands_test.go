@@ -30,7 +30,7 @@ func TestCLIWrongInputIsOneLine(t *testing.T) {
 		{[]string{"continue", "--loop-idx", "2"}, "adi: unknown flag --loop-idx for continue; did you mean --loop-index? (adi continue -h lists the flags)"},
 		{[]string{"stepin", "f#1"}, `adi: unknown command "stepin"; did you mean step-in? (adi help lists the commands)`},
 		{[]string{"step_into", "f#1"}, `adi: unknown command "step_into"; did you mean step-into? (adi help lists the commands)`},
-		{[]string{"call-tree", "--depth", "0"}, "adi: call-tree: --depth takes a number of levels from 1 (1 shows the frame's direct calls), not 0; without it: 3"},
+		{[]string{"call-tree", "--depth", "0"}, "adi: call-tree: --depth takes a number of levels from 1 (1 shows the frame's direct calls), not 0; without it: 2"},
 		{[]string{"call-tree", "--width", "-2"}, "adi: call-tree: --width takes a number of children from 1, not -2; without it: 10"},
 		{[]string{"call-tree", "--depth", "x"}, `adi: --depth of call-tree takes a whole number, not "x" (adi call-tree -h lists the flags)`},
 		{[]string{"call-tree", "--depth"}, "adi: --depth of call-tree needs a value (adi call-tree -h lists the flags)"},

@@ -107,7 +107,7 @@ func TestServerAgreesWithAPIDocs(t *testing.T) {
 		status, body = postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":5,"method":"adi.run","params":{"session":"demo","line":"break bulk_rate -c 'qty == 3'"}}`)
 		require.Equal(t, http.StatusOK, status, body)
 		require.NoError(t, json.Unmarshal(rpcResult(t, body)["text"], &text))
-		assert.Equal(t, "break → orders:bulk_rate#2  (the first of 1 invocation where the condition held; the only one)\n\n"+
+		assert.Equal(t, "break → orders:bulk_rate#2  (the only invocation where the condition held)\n\n"+
 			"Frame: orders:bulk_rate#2   (caller orders:line_total#2, line 22)\nArgs: qty = 3, rate = 0.0\n\n"+
 			"  16 | if qty > BULK_QUANTITY:  → False\n  18 | return 0.0\n\nReturn: 0.0\n", text)
 		status, body = postRPC(t, ts, bearer, `{"jsonrpc":"2.0","id":6,"method":"adi.run","params":{"session":"demo","line":"break bulk_rate --cond"}}`)
