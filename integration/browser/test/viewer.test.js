@@ -107,6 +107,10 @@ describe('the viewer investigates the demo bug', () => {
     await form.locator('input[name=cond]').fill('rate > 0');
     await form.locator('button[type=submit]').click();
     await waitText(page, '#inspect .breakpoints li code', 'orders:bulk_rate if rate > 0');
+    // a condition that held moves to its first match, as the CLI's break does
+    await title(page, 'orders:bulk_rate#1');
+    await waitText(page, '#inspect .nav-message', 'break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; Continue moves to the next)');
+    await waitText(page, '#inspect .current', 'orders:bulk_rate#1');
 
     await row(page, 'orders:<module>#1').locator('.open').click();
     await title(page, 'orders:<module>#1');

@@ -76,12 +76,10 @@ async function addBreakpoint(e) {
   const form = e.target;
   const params = {func: form.func.value.trim()};
   if (form.cond.value.trim()) params.cond = form.cond.value.trim();
-  const ans = await app.call('adi.break', params);
-  const r = ans.result;
-  if (r?.breakpoint?.cond) condInfo.set(condKey(r.breakpoint), {error: r.condition_error ?? '', matches: r.matches ?? 0});
-  message(ans.text.trim().split('\n').join(' '));
+  // a conditional breakpoint that matched moves to its first match, as continue would
+  const r = await move('break', params);
+  if (r?.breakpoint?.cond) condInfo.set(condKey(r.breakpoint), {error: r.condition_error ?? '', matches: r.matches ?? r.hits ?? 0});
   form.reset();
-  await refreshState();
 }
 
 /**

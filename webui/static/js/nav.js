@@ -34,8 +34,9 @@ export async function showCurrent() {
 }
 
 /**
- * move runs a navigation method (continue, prev, step_into, step_out) and shows where it led.
- * It resolves with the adi.NavResult.
+ * move runs a navigation method (continue, prev, step_into, step_out, and break, which moves to
+ * the first match of a conditional breakpoint) and shows where it led. It resolves with the
+ * method's result: an adi.NavResult, or break's answer when it did not move (no "command").
  */
 export async function move(method, params = {}) {
   if (!app.session) return null;
@@ -44,9 +45,13 @@ export async function move(method, params = {}) {
   const ans = await app.call('adi.' + method, {...params, steps: {limit: PAGE}});
   const nav = ans.result;
   if (my !== latest || session !== app.session) return nav;
-  app.emit('nav', nav);
-  if (nav.flt) setFLT(nav.flt);
-  else if (!app.flt || app.flt.frame.frame !== nav.frame) await showCurrent();
+  if (!nav.command) {
+    app.emit('nav', {message: ans.text.trim().split('\n').join(' ')});
+  } else {
+    app.emit('nav', nav);
+    if (nav.flt) setFLT(nav.flt);
+    else if (!app.flt || app.flt.frame.frame !== nav.frame) await showCurrent();
+  }
   await refreshState();
   return nav;
 }
