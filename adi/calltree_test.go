@@ -1,6 +1,8 @@
 package adi
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -409,4 +411,29 @@ t:<module>#1() → (unfinished)
 Folded: adi call-tree FUNC#N shows the calls folded below FUNC#N.
 (shrunk to fit the 110-token budget: calls after the failure and during imports folded)
 `, faces.CLI.Render(mustRunTree(t, exit("", Unfinished), TreeOptions{}, false).Text(TextOptions{Budget: 110})))
+}
+
+// TestCallTreeOverview: a node shows its calls as an overview: the arguments a call left at their
+// literal defaults are left out, at most perFunction calls of one function are shown, and calls
+// of plumbing dunders (__eq__, __hash__) are counted with the calls left out, not shown.
+func TestCallTreeOverview(t *testing.T) {
+	dir := t.TempDir()
+	app := filepath.Join(dir, "app.py")
+	require.NoError(t, os.WriteFile(app, []byte("def main():\n    pass\ndef fmt(x, sep=', ', strict=False, base=10):\n    pass\n"), 0o644))
+	frames := []Frame{ret("app:main", 1, -1, 0, app, 1, "None")}
+	for k := 1; k <= 5; k++ {
+		frames = append(frames,
+			ret("app:fmt", k, 0, 2, app, 3, "'x'", Arg{"x", strconv.Itoa(k)}, Arg{"sep", "', '"}, Arg{"strict", "True"}, Arg{"base", "10"}),
+			ret("app:Key.__eq__", k, 0, 2, app, 9, "False", Arg{"self", "k"}, Arg{"other", "j"}))
+	}
+	frames = append(frames, ret("app:Key.__init__", 1, 0, 2, app, 9, "None", Arg{"self", "k"}))
+	tr := newTrace(dir, frames...)
+	assert.Equal(t, `Call tree of app:main#1 (depth 2, width 10):
+app:main#1() → None
+  app:fmt#1(x=1, strict=True) → 'x'
+  app:fmt#2(x=2, strict=True) → 'x'
+  app:fmt#3(x=3, strict=True) → 'x'
+  app:Key.__init__#1(self=k) → None
+  … 7 more calls (5 to Key.__eq__, 2 to fmt)
+`, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}))
 }

@@ -189,6 +189,9 @@ func literalRepr(v string) (string, bool) {
 	if digits == "" || strings.HasPrefix(digits, "0") && len(digits) > 1 && !strings.HasPrefix(digits, "0.") {
 		return "", false
 	}
+	if _, frac, ok := strings.Cut(digits, "."); ok && (strings.HasPrefix(digits, "0.0000") || len(frac) > 1 && strings.HasSuffix(frac, "0") || len(digits) > 16) {
+		return "", false // repr writes such a float otherwise (1e-07, 1.5)
+	}
 	dot := false
 	for i := 0; i < len(digits); i++ {
 		switch c := digits[i]; {

@@ -392,22 +392,23 @@ func (d detail) stepEvents(s StepView) []string {
 	for _, c := range s.Changes {
 		out = append(out, d.changeText(c))
 	}
-	var plumbed counter // a step's calls of plumbing dunders, counted on one line when several
+	// a step's calls of plumbing dunders (__hash__, __eq__), when several, are counted on one
+	// line where the first of them was
+	var plumbed counter
 	for _, c := range s.Calls {
 		if c.FID != "" && plumbing(c.funcName()) {
 			plumbed.add(ShortName(c.funcName()))
 		}
 	}
-	few := len(s.Calls) - sumCounts(plumbed) + 1
+	counted := plumbed.total() < 2
 	for _, c := range s.Calls {
-		if c.FID != "" && plumbing(c.funcName()) && sumCounts(plumbed) > 1 {
-			if few > 0 {
-				out = append(out, "→ "+plumbed.String())
-				few = 0
-			}
-			continue
+		switch {
+		case counted || c.FID == "" || !plumbing(c.funcName()):
+			out = append(out, "→ "+d.callText(c))
+		case len(plumbed.keys) > 0:
+			out = append(out, "→ "+plumbed.String())
+			plumbed.keys = nil
 		}
-		out = append(out, "→ "+d.callText(c))
 	}
 	if s.Raise != nil {
 		out = append(out, "! raised "+d.val(s.Raise.String()))
@@ -470,7 +471,8 @@ func (c *counter) add(k string) {
 	c.n[k]++
 }
 
-func sumCounts(c counter) int {
+// total is the number of occurrences counted.
+func (c *counter) total() int {
 	n := 0
 	for _, v := range c.n {
 		n += v

@@ -245,3 +245,33 @@ func TestJSONGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestFLTCountsPlumbingCalls: the calls of plumbing dunders a statement makes, when several, are
+// counted on one line where the first was; one alone is shown as any call.
+func TestFLTCountsPlumbingCalls(t *testing.T) {
+	const app = "/p/app.py"
+	tr := newTrace("/p",
+		ret("app:main", 1, -1, 0, app, 1, "None"),
+		ret("app:Key.__hash__", 1, 0, 2, app, 9, "7", Arg{"self", "k"}),
+		ret("app:Key.__hash__", 2, 0, 2, app, 9, "7", Arg{"self", "k"}),
+		ret("app:Key.__eq__", 1, 0, 2, app, 11, "True", Arg{"self", "k"}, Arg{"other", "k"}),
+		ret("app:index", 1, 0, 2, app, 13, "{k: 0}", Arg{"keys", "[k]"}),
+		ret("app:Key.__hash__", 3, 0, 3, app, 9, "7", Arg{"self", "k"}),
+	)
+	flt := &FLT{Frame: 0, Steps: []Step{
+		{Line: 2, Stmt: "d = index(keys)", Changes: []Change{{Name: "d", New: "{k: 0}", Kind: New}}, Callees: []int{1, 2, 3, 4}},
+		{Line: 3, Stmt: "return d[k]", Callees: []int{5}},
+	}}
+	assert.Equal(t, `Frame: app:main#1   (entry frame)
+Args: (none)
+
+   2 | d = index(keys)
+     |   + d = {k: 0}
+     |   → Key.__hash__ ×2, Key.__eq__ ×1
+     |   → app:index#1 → {k: 0}
+   3 | return d[k]
+     |   → app:Key.__hash__#3 → 7
+
+Return: None
+`, tr.FLTView(flt).Text(TextOptions{}))
+}
