@@ -136,6 +136,15 @@ class TraceEngine:
         sys.setprofile(None)
         self._real_thread_settrace(None)
 
+    def silence(self):
+        """Stop this thread's hooks (stop() from another thread cannot: hooks are per thread)."""
+        sys.setprofile(None)
+        ts = self.rec.threads.get(threading.get_ident())
+        hooks = ts.hooks if ts is not None else None
+        func = self._real_gettrace()
+        if func is _noop_trace or func is self._boot or (hooks is not None and func is hooks.call):
+            self._real_settrace(None)
+
 
 class ProfileEngine:
     """See the module docstring."""
@@ -182,6 +191,12 @@ class ProfileEngine:
             if sys.gettrace() is _noop_trace:
                 sys.settrace(None)
             threading.settrace(None)
+
+    def silence(self):
+        """Stop this thread's hooks (stop() from another thread cannot: hooks are per thread)."""
+        sys.setprofile(None)
+        if self._own_trace and self._real_gettrace() is _noop_trace:
+            self._real_settrace(None)
 
 
 class MonitoringEngine:
@@ -480,6 +495,9 @@ class MonitoringEngine:
         sys.monitoring.set_local_events(self.tool, code, self._calls)
         if not self._stepping:
             sys.monitoring.set_events(self.tool, self._base)
+
+    def silence(self):
+        """Nothing more than stop(), which holds for every thread."""
 
     def stop(self):
         mon = sys.monitoring

@@ -149,6 +149,15 @@ class Run:
             except Exception:
                 pass
 
+    def silence(self):
+        """Stop recording the calling thread's calls (the stopper's wait ran out: the end goes on
+        in another thread, whose engine.stop() cannot remove this thread's hooks)."""
+        if self.engine is not None:
+            try:
+                self.engine.silence()
+            except Exception:
+                pass
+
     def finalize(self, os_exit_code=None, stopped=None):
         """Stop recording, flush, and write result.json (once, in the process that started).
 

@@ -24,8 +24,9 @@ the probe's locks and makes no more calls, so what is written is exactly what ra
 inside the probe (a hook, which may hold a lock the end needs), a new thread ends the run while
 the handler waits for it (``HOLD``), so the main thread still makes no more calls; only if the
 end needs a lock the main thread holds does the wait time out, the main thread goes on and
-releases it, and the new thread ends the run a moment later (calls made meanwhile may be
-missing from T, which the bridge then reads as partial).
+releases it, and the new thread ends the run a moment later; the main thread's hooks are
+removed first (a hook is per thread, so the new thread's engine.stop() cannot), so the calls it
+makes meanwhile are not recorded, and T is exact up to the stop.
 
 A SIGTERM that arrives just before the main thread blocks (a sleep, a read) is noted by python
 and acted on only when that call returns: the hooks' own work makes the window between a
@@ -118,8 +119,10 @@ class Stopper:
         except RuntimeError:  # no new thread at interpreter shutdown: the run is ending anyway
             return
         # the main thread makes no calls while it waits here; if it holds a lock the end needs,
-        # it goes on after the wait (and releases it) while the new thread ends the run
-        done.acquire(timeout=HOLD)
+        # it goes on after the wait (and releases it) while the new thread ends the run, and
+        # records none of the calls it makes meanwhile (the recording stays exact up to here)
+        if not done.acquire(timeout=HOLD):
+            self.run.silence()
 
     def _stop(self, done=None):
         """End the run as stopped and exit; a run already ending on its own is left to end."""
