@@ -108,7 +108,12 @@ func (s *State) seek(cmd string, dir int, o Oracle) *NavResult {
 	r.Breakpoint = &bp
 	r.Hit, r.Hits = sort.SearchInts(all, best)+1, len(all)
 	s.move(r, best)
-	r.Message = fmt.Sprintf("%s → %s  (breakpoint %s; hit %d of %d)", cmd, s.ref(best), s.shortBreakpoint(bp.Breakpoint), r.Hit, r.Hits)
+	if len(s.Breakpoints) == 1 && bp.Cond == "" {
+		// the only breakpoint, on every call of the function the line names
+		r.Message = fmt.Sprintf("%s → %s  (hit %d of %d)", cmd, s.ref(best), r.Hit, r.Hits)
+	} else {
+		r.Message = fmt.Sprintf("%s → %s  (breakpoint %s; hit %d of %d)", cmd, s.ref(best), s.shortBreakpoint(bp.Breakpoint), r.Hit, r.Hits)
+	}
 	return r
 }
 

@@ -27,8 +27,8 @@ func TestContinuePrev(t *testing.T) {
 		total int
 		msg   string
 	}{
-		{"first hit from the start", "continue", bps("t:fib", ""), 0, 3, true, 1, 5, "continue → t:fib#1  (breakpoint t:fib; hit 1 of 5)"},
-		{"next hit", "continue", bps("t:fib", ""), 3, 4, true, 2, 5, "continue → t:fib#2  (breakpoint t:fib; hit 2 of 5)"},
+		{"first hit from the start", "continue", bps("t:fib", ""), 0, 3, true, 1, 5, "continue → t:fib#1  (hit 1 of 5)"},
+		{"next hit", "continue", bps("t:fib", ""), 3, 4, true, 2, 5, "continue → t:fib#2  (hit 2 of 5)"},
 		{"no further hit", "continue", bps("t:fib", ""), 7, 7, false, 0, 0, "continue: no further hit of t:fib (5 hit(s) in all); still at t:fib#5."},
 		{"condition", "continue", []Breakpoint{fib1}, 0, 5, true, 1, 2, "continue → t:fib#3  (breakpoint t:fib if n == 1; hit 1 of 2)"},
 		{"condition, next", "continue", []Breakpoint{fib1}, 5, 7, true, 2, 2, "continue → t:fib#5  (breakpoint t:fib if n == 1; hit 2 of 2)"},
@@ -38,8 +38,8 @@ func TestContinuePrev(t *testing.T) {
 		{"past the last fib", "continue", bps("t:normalize", "", "t:fib", ""), 7, 11, true, 7, 7, "continue → t:normalize#2  (breakpoint t:normalize; hit 7 of 7)"},
 		{"tie goes to the breakpoint set first", "continue", []Breakpoint{{Func: "t:fib"}, fib1}, 4, 5, true, 3, 5, "continue → t:fib#3  (breakpoint t:fib; hit 3 of 5)"},
 		{"no breakpoints", "continue", nil, 0, 0, false, 0, 0, "continue: no breakpoints are set; still at t:<module>#1. Set one with: adi break FUNC [--cond EXPR]"},
-		{"prev", "prev", bps("t:fib", ""), 11, 7, true, 5, 5, "prev → t:fib#5  (breakpoint t:fib; hit 5 of 5)"},
-		{"prev, one back", "prev", bps("t:fib", ""), 5, 4, true, 2, 5, "prev → t:fib#2  (breakpoint t:fib; hit 2 of 5)"},
+		{"prev", "prev", bps("t:fib", ""), 11, 7, true, 5, 5, "prev → t:fib#5  (hit 5 of 5)"},
+		{"prev, one back", "prev", bps("t:fib", ""), 5, 4, true, 2, 5, "prev → t:fib#2  (hit 2 of 5)"},
 		{"prev, none earlier", "prev", bps("t:fib", ""), 3, 3, false, 0, 0, "prev: no earlier hit of t:fib (5 hit(s) in all); still at t:fib#1."},
 		{"prev, condition", "prev", []Breakpoint{fib1}, 7, 5, true, 1, 2, "prev → t:fib#3  (breakpoint t:fib if n == 1; hit 1 of 2)"},
 	}
