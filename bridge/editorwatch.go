@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/adi-bridge/adi/adi"
+	"github.com/adi-bridge/adi/internal/privdir"
 	"github.com/adi-bridge/adi/probe"
 )
 
@@ -16,9 +17,10 @@ import (
 // function as it runs; Refresh adopts those FLTs with T, so they answer without a re-run.
 
 // newControl makes the directory of an editor run's control socket (short: a unix socket's path
-// is limited to about 100 bytes, a session directory's may be longer) and returns its path.
+// is limited to about 100 bytes, a session directory's may be longer; mode 0700 whatever the
+// umask, and the probe makes the socket 0600) and returns its path.
 func newControl() (dir, socket string, err error) {
-	dir, err = os.MkdirTemp("", "adi-ctl-")
+	dir, err = privdir.MkdirTemp("adi-ctl-")
 	if err != nil {
 		return "", "", err
 	}

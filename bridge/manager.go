@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/adi-bridge/adi/adi"
-	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/errkind"
 	"github.com/adi-bridge/adi/internal/faces"
 	"github.com/adi-bridge/adi/internal/reaper"
@@ -74,8 +73,6 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the state directory %s (set ADI_STATE_DIR): %w", root, err)
 	}
-	// Which interpreter has debugpy is remembered there too, for the next daemon's first command.
-	dap.SetInspectCacheDir(cfg.StateDir)
 	m := &Manager{cfg: cfg, log: cfg.Log, root: root, sessions: map[string]*Session{},
 		creating: map[string]bool{}, subs: map[int]func(Event){}, done: make(chan struct{}), gone: map[string]string{}}
 	m.closed = sync.NewCond(&m.mu)

@@ -9,77 +9,93 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/adi-bridge/adi/internal/cachedir"
 )
 
-// The inspection of an interpreter is also remembered on disk, in the state directory, so a new
-// daemon's first command does not start python (or a pyenv shim, which costs ~0.1 s more) to ask
-// again. An answer is reused while the file that runs is the same one, unchanged, and so are the
-// directories it imports from (installing debugpy changes one), for at most diskTTL.
+// The inspection of an interpreter is also remembered on disk, in adi's per-user cache directory
+// (cachedir.Root(): $ADI_CACHE_DIR, else adi under the user's cache directory), shared by every
+// state directory and every daemon, so a new daemon's first command does not start python to ask
+// again (a pyenv shim takes about 0.5 s to start on a 2-core machine, a python 0.05 s; when
+// python3 on PATH is a shim whose python has no debugpy, /usr/bin/python3 is asked too). An
+// answer is reused while the interpreter as named runs the same file (its real path; a pyenv shim
+// resolved without running it) with the same modification time and size, and the directories it
+// imports from are unchanged (installing debugpy changes one), for at most diskTTL.
 
 // diskTTL bounds how long an answer on disk is reused.
 const diskTTL = 24 * time.Hour
 
-// diskFile is the cache's file name in the state directory.
+// diskFile is the cache's file name in the cache directory.
 const diskFile = "pythons.json"
 
-var (
-	diskMu  sync.Mutex
-	diskDir string
-)
+// diskMax bounds the answers the file keeps (the most recent).
+const diskMax = 64
 
-// SetInspectCacheDir makes the inspections of interpreters persist in dir (adi's state
-// directory); "" keeps them in memory only.
-func SetInspectCacheDir(dir string) {
-	diskMu.Lock()
-	diskDir = dir
-	diskMu.Unlock()
-}
+var diskMu sync.Mutex // serialises this process's writes of the file
+
+// inspections counts the interpreters this process started to inspect (tests).
+var inspections atomic.Int64
 
 // diskEntry is one interpreter's remembered answer.
 type diskEntry struct {
-	Target  string           `json:"target"`  // the file that runs (a shim's interpreter)
-	Stamps  map[string]int64 `json:"stamps"`  // modification times (ns; -1: absent) of it and its import directories
+	Path    string           `json:"path"`    // the interpreter as named (a pyenv shim, /usr/bin/python3)
+	Target  string           `json:"target"`  // the file that runs, symlinks resolved
+	Size    int64            `json:"size"`    // Target's size
+	Stamps  map[string]int64 `json:"stamps"`  // modification times (ns; -1: absent) of Path, Target and the import directories
 	Version string           `json:"version"` // the interpreter's version
 	Debugpy string           `json:"debugpy"` // "found", or "" with Error
 	Error   string           `json:"error"`   // why debugpy cannot be imported
 	At      time.Time        `json:"at"`
 }
 
-func readDisk() (string, map[string]diskEntry) {
-	diskMu.Lock()
-	dir := diskDir
-	diskMu.Unlock()
-	if dir == "" {
-		return "", nil
+// diskData is the file's content.
+type diskData struct {
+	Pythons []diskEntry `json:"pythons"`
+}
+
+func readDisk(file string) diskData {
+	var d diskData
+	if b, err := os.ReadFile(file); err == nil {
+		if json.Unmarshal(b, &d) != nil {
+			d = diskData{}
+		}
 	}
-	m := map[string]diskEntry{}
-	if b, err := os.ReadFile(filepath.Join(dir, diskFile)); err == nil {
-		_ = json.Unmarshal(b, &m)
-	}
-	return dir, m
+	return d
 }
 
 // diskLookup returns the remembered answer for path, if it is still valid (ok).
 func diskLookup(path string) (*Python, error, bool) {
-	dir, m := readDisk()
-	e, found := m[path]
-	if dir == "" || !found || time.Since(e.At) > diskTTL || e.Target == "" || e.Target != runTarget(path) {
+	target := runTarget(path)
+	if target == "" {
 		return nil, nil, false
 	}
-	for p, t := range e.Stamps {
-		if stamp(p) != t {
+	d := readDisk(filepath.Join(cachedir.Root(), diskFile))
+	for _, e := range d.Pythons {
+		if e.Path != path || e.Target != target {
+			continue
+		}
+		if time.Since(e.At) > diskTTL || size(target) != e.Size {
 			return nil, nil, false
 		}
+		for p, t := range e.Stamps {
+			if stamp(p) != t {
+				return nil, nil, false
+			}
+		}
+		if e.Debugpy == "" {
+			return nil, errors.New(e.Error), true
+		}
+		return &Python{Path: path, Version: e.Version, Debugpy: e.Debugpy}, nil, true
 	}
-	if e.Debugpy == "" {
-		return nil, errors.New(e.Error), true
-	}
-	return &Python{Path: path, Version: e.Version, Debugpy: e.Debugpy}, nil, true
+	return nil, nil, false
 }
 
 // diskStore remembers inspect's answer for path: only a complete one (the interpreter ran and
-// said whether it finds debugpy), and only when the file that runs is known.
+// said whether it finds debugpy), and only when the file that runs is known. The file is
+// replaced whole (written beside it, then renamed), so a reader never sees half of it; two
+// daemons storing at once may lose one answer, which is then asked again.
 func diskStore(path string, py *Python, err error) {
 	if py == nil {
 		return
@@ -88,7 +104,7 @@ func diskStore(path string, py *Python, err error) {
 	if target == "" {
 		return
 	}
-	e := diskEntry{Target: target, Stamps: map[string]int64{path: stamp(path), target: stamp(target)},
+	e := diskEntry{Path: path, Target: target, Size: size(target), Stamps: map[string]int64{path: stamp(path), target: stamp(target)},
 		Version: py.Version, Debugpy: py.Debugpy, At: time.Now()}
 	if err != nil {
 		e.Debugpy, e.Error = "", err.Error()
@@ -98,23 +114,45 @@ func diskStore(path string, py *Python, err error) {
 	}
 	diskMu.Lock()
 	defer diskMu.Unlock()
-	if diskDir == "" {
+	dir := cachedir.Root()
+	if os.MkdirAll(dir, 0o755) != nil {
 		return
 	}
-	m := map[string]diskEntry{}
-	file := filepath.Join(diskDir, diskFile)
-	if b, rerr := os.ReadFile(file); rerr == nil {
-		_ = json.Unmarshal(b, &m)
+	file := filepath.Join(dir, diskFile)
+	var keep []diskEntry
+	for _, o := range readDisk(file).Pythons {
+		if (o.Path != path || o.Target != target) && time.Since(o.At) <= diskTTL {
+			keep = append(keep, o)
+		}
 	}
-	m[path] = e
-	b, merr := json.Marshal(m)
+	keep = append(keep, e)
+	if len(keep) > diskMax {
+		keep = keep[len(keep)-diskMax:]
+	}
+	b, merr := json.Marshal(diskData{Pythons: keep})
 	if merr != nil {
 		return
 	}
-	tmp := file + ".tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, file)
+	tmp, terr := os.CreateTemp(dir, diskFile+".*.tmp")
+	if terr != nil {
+		return
 	}
+	_, werr := tmp.Write(b)
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil || os.Rename(tmp.Name(), file) != nil {
+		_ = os.Remove(tmp.Name())
+	}
+}
+
+// size is a file's size, -1 when it does not exist.
+func size(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return -1
+	}
+	return st.Size()
 }
 
 // stamp is a file's or directory's modification time in ns, -1 when it does not exist.

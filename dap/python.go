@@ -193,6 +193,9 @@ func (p *Python) Details(ctx context.Context) error {
 }
 
 func inspect(ctx context.Context, path, script string) (*Python, error) {
+	if script == inspectScript {
+		inspections.Add(1)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, "-c", script)

@@ -617,33 +617,41 @@ func TestServerTwoClientsOneSession(t *testing.T) {
 	assert.True(t, strings.HasPrefix(a.Text, "Breakpoints (20):\n"), a.Text)
 }
 
-// TestServerDisconnectMidCommand sends a command that re-runs the program and hangs up at once:
-// the command still finishes and its effect is kept.
-func TestServerDisconnectMidCommand(t *testing.T) {
+// TestServerDisconnectCancelsItsCommand: a WebSocket client goes away (no close handshake) while
+// its exec runs a statement that sleeps ten minutes. The server cancels the command at once, as
+// $/cancelRequest would: another client's command on the same session answers (instead of
+// waiting for the session's lock until the sleep ends), and no process of the exec's run is left.
+func TestServerDisconnectCancelsItsCommand(t *testing.T) {
 	ts := startServer(t)
+	dir := demoDir(t)
+	mark := newMark(t)
 	setup := ts.dial(t)
-	createDemo(t, setup, "gone", demoDir(t))
+	var created server.CreateResult
+	require.NoError(t, setup.Call(testContext(t, 2*time.Minute), "session.create", map[string]any{
+		"command": "python orders.py", "dir": dir, "id": "gone", "env": map[string]string{markVar: mark},
+		"timeout_ms": 20 * 60 * 1000}, &created)) // a run's time limit (default 60 s) far beyond the test's
 
+	pidFile := filepath.Join(dir, "exec.pid")
+	stmt := fmt.Sprintf("import os, time; open(%q, 'w').write(str(os.getpid())); os.rename(%q, %q); time.sleep(600)",
+		pidFile+".tmp", pidFile+".tmp", pidFile)
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "adi.execute",
+		"params": map[string]any{"session": "gone", "frame": "bulk_rate#3", "stmt": stmt, "timeout": 600}})
+	require.NoError(t, err)
 	c := rawConn(t, ts)
-	require.NoError(t, c.WriteMessage(websocket.TextMessage,
-		[]byte(`{"jsonrpc":"2.0","id":1,"method":"adi.step_into","params":{"session":"gone","frame":"bulk_rate#3"}}`)))
-	require.NoError(t, c.Close()) // no close handshake: the client just goes
+	require.NoError(t, c.WriteMessage(websocket.TextMessage, req))
+	pid := waitPidFile(t, pidFile) // the statement is sleeping in the exec's run
+	require.NoError(t, c.Close())  // no close handshake: the client just goes
 
+	// Within a generous limit, far less than the sleep: without the cancel, the session would be
+	// busy with the exec for ten minutes.
 	other := ts.dial(t)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		a := call(t, other, "adi.state", map[string]any{"session": "gone"})
-		if strings.Contains(a.Text, "Inspecting: orders:bulk_rate#3 ") {
-			break
-		}
-		require.True(t, time.Now().Before(deadline), "the command of the client that left never took effect: %s", a.Text)
-		time.Sleep(50 * time.Millisecond)
-	}
-	var got struct {
-		Session bridge.Info `json:"session"`
-	}
-	require.NoError(t, other.Call(context.Background(), "session.get", map[string]any{"session": "gone"}, &got))
-	assert.GreaterOrEqual(t, got.Session.FLTs, 1, "the FLT the command recorded is kept")
+	var flt answer
+	require.NoError(t, other.Call(testContext(t, 90*time.Second), "adi.flt", map[string]any{"session": "gone", "frame": "bulk_rate#3"}, &flt))
+	assert.Equal(t, fltBulkRate3, flt.Text)
+	assert.True(t, waitProcessGone(pid, 10*time.Second), "the exec's run (pid %d) outlived its cancelled command", pid)
+	requireNoMarked(t, mark)
+	require.NoError(t, other.Call(testContext(t, time.Minute), "session.close", map[string]any{"session": "gone"}, nil))
+	requireNoMarked(t, mark)
 }
 
 // TestServeBinarySignal runs the real `adi serve`, starts a recording that would take two minutes,

@@ -18,6 +18,7 @@ import (
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
 	"github.com/adi-bridge/adi/internal/faces"
+	"github.com/adi-bridge/adi/internal/privdir"
 	"github.com/adi-bridge/adi/probe"
 )
 
@@ -65,7 +66,7 @@ func loopbackHost(host string) bool {
 // Running. Breakpoints come later (set_breakpoint sends them at once).
 func newAttachedSession(ctx context.Context, id string, opts Options, rec *bridge.Session) (*Session, error) {
 	log := rec.Log()
-	tmp, err := os.MkdirTemp("", "adi-live-")
+	tmp, err := privdir.MkdirTemp("adi-live-")
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary directory for live session %s (set TMPDIR to a writable place): %w", id, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/adi-bridge/adi/adi"
 	"github.com/adi-bridge/adi/bridge"
 	"github.com/adi-bridge/adi/dap"
+	"github.com/adi-bridge/adi/internal/privdir"
 	"github.com/adi-bridge/adi/probe"
 )
 
@@ -119,7 +120,7 @@ func newSession(ctx context.Context, id string, opts Options, rec *bridge.Sessio
 		return newAttachedSession(ctx, id, opts, rec)
 	}
 	prog, log := rec.Program(), rec.Log()
-	tmp, err := os.MkdirTemp("", "adi-live-")
+	tmp, err := privdir.MkdirTemp("adi-live-")
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary directory for live session %s (set TMPDIR to a writable place): %w", id, err)
 	}

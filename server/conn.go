@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -38,6 +39,10 @@ type wsConn struct {
 	log hclog.Logger
 	sub *Subscription
 	sem chan struct{}
+	// ctx ends when the read pump does (the client went away, or the server closed the
+	// connection): the calls the connection started and still runs are cancelled then.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu        sync.Mutex
 	queue     []outgoing // in the order they happened
@@ -53,7 +58,8 @@ type wsConn struct {
 }
 
 func newConn(ws *websocket.Conn, h *Handler, log hclog.Logger) *wsConn {
-	c := &wsConn{ws: ws, h: h, log: log, sem: make(chan struct{}, maxInFlight),
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &wsConn{ws: ws, h: h, log: log, sem: make(chan struct{}, maxInFlight), ctx: ctx, cancel: cancel,
 		wake: make(chan struct{}, 1), done: make(chan struct{}), writerDone: make(chan struct{})}
 	c.sub = NewSubscription(c.queueEvent)
 	return c
@@ -62,12 +68,15 @@ func newConn(ws *websocket.Conn, h *Handler, log hclog.Logger) *wsConn {
 // Events returns the connection's subscription (Peer).
 func (c *wsConn) Events() *Subscription { return c.sub }
 
-// serve runs the connection until the client goes or the server closes it.
+// serve runs the connection until the client goes or the server closes it. Once nothing more
+// can be read, the calls still running for it are cancelled: their answers could not reach the
+// client, and a command left running would keep its session busy for the next client.
 func (c *wsConn) serve() {
 	c.h.attach(c.sub)
 	defer c.h.detach(c.sub)
 	go c.writePump()
 	c.readPump()
+	c.cancel()
 	close(c.done)
 	select {
 	case <-c.writerDone:
@@ -100,7 +109,7 @@ func (c *wsConn) readPump() {
 		c.sem <- struct{}{}
 		go func() {
 			defer func() { <-c.sem }()
-			if out := c.h.serveMessage(data, c, faces.WebSocket); out != nil {
+			if out := c.h.serveMessage(c.ctx, data, c, faces.WebSocket); out != nil {
 				c.queueAnswer(out)
 			}
 			c.h.afterAnswer()

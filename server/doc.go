@@ -10,8 +10,10 @@
 //
 // Goroutines: net/http's accept loop and one goroutine per HTTP request; per WebSocket, the read
 // pump (the request's goroutine), one write pump, and one goroutine per incoming message while it
-// is answered (at most 32 per connection). Commands run on a context detached from connections,
-// so a client that goes away does not cancel a command; Close cancels what still runs. With
+// is answered (at most 32 per connection). A WebSocket's commands run on a context the
+// connection's end cancels (the client went away: its commands would otherwise keep their
+// sessions busy, answering no one); an HTTP request's calls run detached from the request;
+// Close cancels what still runs. With
 // Config.ExitWhenIdle, one goroutine watches for idleness. Session events reach connections
 // through bounded queues, never blocking the session that emits them.
 package server

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -114,7 +115,7 @@ func FuzzServeMessage(f *testing.F) {
 		} else {
 			want = 1
 		}
-		out := h.serveMessage(data, nil, faces.WebSocket)
+		out := h.serveMessage(context.Background(), data, nil, faces.WebSocket)
 		if want == 0 {
 			if out != nil {
 				t.Fatalf("notifications only, yet an answer: %s", out)

@@ -40,7 +40,7 @@ type Handler struct {
 	// shutdownAsked is set by server.shutdown; afterAnswer then runs onShutdown.
 	shutdownAsked atomic.Bool
 
-	base   context.Context // commands run on it, detached from any connection
+	base   context.Context // commands run on it (and on their caller's context: call)
 	cancel context.CancelFunc
 
 	busy       inflight     // calls running now
@@ -249,7 +249,11 @@ func (h *Handler) CallJSON(ctx context.Context, face faces.Face, name string, pa
 // what it says; and a batch [session.create, X] means "X on that session": once a session.create
 // of a batch fails, the later elements that name its session are not run (notRunAfter), so that
 // X never acts on an older recording the create did not replace.
-func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
+//
+// conn is the connection's context: when it ends (a WebSocket client went away), the calls of
+// the message still running are cancelled, as $/cancelRequest cancels one (context.Background()
+// for HTTP, whose calls run detached from the request).
+func (h *Handler) serveMessage(conn context.Context, data []byte, peer Peer, face faces.Face) []byte {
 	if len(data) > MaxMessage {
 		return encode(&response{JSONRPC: "2.0", ID: nullID, Error: tooLarge()})
 	}
@@ -270,7 +274,7 @@ func (h *Handler) serveMessage(data []byte, peer Peer, face faces.Face) []byte {
 		} else if len(failed) > 0 && slices.Contains(failed, paramString(r.Params, "session")) {
 			resp.Error = notRunAfter(paramString(r.Params, "session"))
 		} else {
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancel(conn)
 			untrack := func() {}
 			if !r.notification() {
 				untrack = h.track(scope, r.ID, cancel)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -35,7 +36,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	register(&method{name: "test.panic", usage: "{}", call: func(*call) (any, error) { panic("boom") }})
 	defer delete(methods, "test.panic")
 	h := newTestHandler(t)
-	out := h.serveMessage([]byte(`[{"jsonrpc":"2.0","id":1,"method":"test.panic"},{"jsonrpc":"2.0","id":2,"method":"session.list"}]`), nil, faces.WebSocket)
+	out := h.serveMessage(context.Background(), []byte(`[{"jsonrpc":"2.0","id":1,"method":"test.panic"},{"jsonrpc":"2.0","id":2,"method":"session.list"}]`), nil, faces.WebSocket)
 	var resps []reply
 	require.NoError(t, json.Unmarshal(out, &resps))
 	require.Len(t, resps, 2)
@@ -56,8 +57,8 @@ func TestStreamMethodsNeedAWebSocket(t *testing.T) {
 
 func TestNotificationsGetNoAnswer(t *testing.T) {
 	h := newTestHandler(t)
-	assert.Nil(t, h.serveMessage([]byte(`{"jsonrpc":"2.0","method":"session.list"}`), nil, faces.WebSocket))
-	assert.Nil(t, h.serveMessage([]byte(`[{"jsonrpc":"2.0","method":"session.list"}]`), nil, faces.WebSocket))
+	assert.Nil(t, h.serveMessage(context.Background(), []byte(`{"jsonrpc":"2.0","method":"session.list"}`), nil, faces.WebSocket))
+	assert.Nil(t, h.serveMessage(context.Background(), []byte(`[{"jsonrpc":"2.0","method":"session.list"}]`), nil, faces.WebSocket))
 }
 
 // TestEventQueueDropsOldest fills a connection's event queue past its bound: the oldest events
@@ -101,7 +102,7 @@ func TestEventQueueDropsOldest(t *testing.T) {
 // command this way); the others run as ever.
 func TestBatchSkipsCallsAfterAFailedCreate(t *testing.T) {
 	h := newTestHandler(t)
-	out := h.serveMessage([]byte(`[{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"id":"s1","command":"python3 /nonexistent/dir/t.py"}},`+
+	out := h.serveMessage(context.Background(), []byte(`[{"jsonrpc":"2.0","id":1,"method":"session.create","params":{"id":"s1","command":"python3 /nonexistent/dir/t.py"}},`+
 		`{"jsonrpc":"2.0","id":2,"method":"adi.flt","params":{"session":"s1"}},`+
 		`{"jsonrpc":"2.0","id":3,"method":"adi.flt","params":{"session":"s2"}},`+
 		`{"jsonrpc":"2.0","id":4,"method":"session.list"}]`), nil, faces.WebSocket)
@@ -119,6 +120,6 @@ func TestBatchSkipsCallsAfterAFailedCreate(t *testing.T) {
 	assert.JSONEq(t, `{"sessions":[]}`, string(resps[3].Result))
 
 	// outside a batch nothing is skipped (the CLI tests send batches whose create succeeds)
-	single := h.serveMessage([]byte(`{"jsonrpc":"2.0","id":5,"method":"adi.flt","params":{"session":"s1"}}`), nil, faces.WebSocket)
+	single := h.serveMessage(context.Background(), []byte(`{"jsonrpc":"2.0","id":5,"method":"adi.flt","params":{"session":"s1"}}`), nil, faces.WebSocket)
 	assert.Contains(t, string(single), fmt.Sprintf(`"code":%d`, CodeSessionNotFound), "s1 does not exist: its own error")
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -116,7 +117,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "adi: cannot read the request body: "+err.Error())
 		return
 	}
-	out := s.h.serveMessage(data, nil, FaceOf(r))
+	out := s.h.serveMessage(context.Background(), data, nil, FaceOf(r))
 	defer s.h.afterAnswer()
 	if out == nil {
 		w.WriteHeader(http.StatusNoContent)

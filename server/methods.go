@@ -26,9 +26,9 @@ type method struct {
 
 // call is one method call being served.
 type call struct {
-	// ctx is detached from the client's connection: a client that goes away does not cancel a
-	// command; the server's shutdown does, and so does the client's $/cancelRequest (or, for an
-	// in-process caller, its context).
+	// ctx ends when the server shuts down, when the client's $/cancelRequest names the call, when
+	// a WebSocket client's connection ends, or, for an in-process caller, with its context. An
+	// HTTP request's call is detached from the request.
 	ctx  context.Context
 	h    *Handler
 	p    *params

@@ -45,7 +45,7 @@ func BenchmarkNavAnswer(b *testing.B) {
 		"params": map[string]any{"id": id, "command": opts.Command, "dir": opts.Dir, "reuse": true}})
 	b.Run("create_reuse", func(b *testing.B) {
 		for b.Loop() {
-			if out := h.serveMessage(create, nil, faces.CLI); !bytes.Contains(out, []byte(`"reused":true`)) {
+			if out := h.serveMessage(context.Background(), create, nil, faces.CLI); !bytes.Contains(out, []byte(`"reused":true`)) {
 				b.Fatalf("not reused: %s", out)
 			}
 		}
@@ -58,7 +58,7 @@ func BenchmarkNavAnswer(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			n := 0
 			for i := 0; b.Loop(); i++ {
-				n += len(h.serveMessage(reqs[i%2], nil, faces.CLI))
+				n += len(h.serveMessage(context.Background(), reqs[i%2], nil, faces.CLI))
 			}
 			b.ReportMetric(float64(n)/float64(b.N), "B/answer")
 		})

@@ -27,6 +27,7 @@ import os
 import platform
 import select
 import socket
+import stat
 import sys
 import threading
 import time
@@ -316,18 +317,44 @@ def _functions(ns, seen, depth=0):
 
 
 def _listen(path):
+    """A unix socket listening at path, mode 0600 whatever the process's umask, so that no other
+    user can connect to it: its directory is made with mode 0700 when it does not exist; in a
+    directory only this user can enter (the bridge's) the socket is bound and then made 0600,
+    elsewhere it is bound under a umask of 0o177 (no moment with more permissions)."""
+    private = _private_dir(os.path.dirname(os.path.abspath(path)))
     try:
         os.unlink(path)
     except FileNotFoundError:
         pass
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        sock.bind(path)
+        if private:
+            sock.bind(path)
+        else:
+            old = os.umask(0o177)  # the process's umask: set for the bind only
+            try:
+                sock.bind(path)
+            finally:
+                os.umask(old)
+        os.chmod(path, 0o600)
         sock.listen(4)
     except OSError:
         sock.close()
         raise
     return sock
+
+
+def _private_dir(d):
+    """Make directory d with mode 0700 (whatever the umask) when it does not exist; report whether
+    it is this user's and no one else's (owned by this user, no permission for others)."""
+    try:
+        os.makedirs(d, 0o700)
+    except FileExistsError:
+        pass
+    else:
+        os.chmod(d, 0o700)  # makedirs' mode is cut by the umask
+    st = os.stat(d)
+    return st.st_uid == os.geteuid() and stat.S_IMODE(st.st_mode) & 0o077 == 0
 
 
 def _serve(session):
