@@ -406,7 +406,7 @@ if __name__ == "__main__":
 func TestCLIForkedRunSaysSo(t *testing.T) {
 	r, cmd, res := poolCallTree(t, forkingProgram)
 	assert.Regexp(t, "^adi: recorded `python pool.py`: 2 call\\(s\\) in \\d+ ms, exit status 0 \\(session cli-[0-9a-f]{12}\\)\n$", res.stderr)
-	assert.Equal(t, "Call tree of pool:<module>#1 (depth 3, width 10):\n"+
+	assert.Equal(t, "Call tree of pool:<module>#1 (depth 2, width 10):\n"+
 		"Note: the program forked 2 times (the first in pool:main#1); adi records this process only, so calls made in a forked child are not in the recording.\n"+
 		"pool:<module>#1() → None\n"+
 		"  pool:main#1() → None\n", res.stdout)
@@ -436,7 +436,7 @@ main()
 // their thread's name in the call tree and in the FLT's header.
 func TestCLIThreadsNamed(t *testing.T) {
 	r, cmd, res := poolCallTree(t, threadProgram)
-	assert.Equal(t, "Call tree of the run: 4 entry frames (depth 3, width 10):\n"+
+	assert.Equal(t, "Call tree of the run: 4 entry frames (depth 2, width 10):\n"+
 		"pool:<module>#1() → None\n"+
 		"  pool:main#1() → None\n"+
 		"pool:square#1(x=0) → 0  [thread ThreadPoolExecutor-0_0]\n"+

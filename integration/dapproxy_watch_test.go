@@ -111,7 +111,7 @@ func TestDAPProxyEditorWatch(t *testing.T) {
 	flt := e.Call("adi/flt", map[string]any{"frame": "watched:work#3"})
 	require.NoError(t, json.Unmarshal(mustGet(t, flt.Raw, "body", "text"), &text))
 	assert.Equal(t, wantWorkFLT, text)
-	tree := e.Call("adi/callTree", map[string]any{"frame": "watched:main#1"})
+	tree := e.Call("adi/callTree", map[string]any{"frame": "watched:main#1", "width": 10}) // every call, not an overview
 	assert.Contains(t, string(tree.Raw), "watched:work#6")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "end"), nil, 0o644))

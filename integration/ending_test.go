@@ -48,7 +48,7 @@ func TestRunAnsweredBeforeItsProcessEnds(t *testing.T) {
 	assert.Equal(t, 3, base.ExitCode)
 	assert.Equal(t, "result 42\n", string(base.Stdout))
 	assert.Equal(t, "", string(base.Stderr))
-	assert.Equal(t, "Call tree of late:<module>#1 (depth 3, width 10):\nlate:<module>#1() → raised SystemExit: 3\n"+
+	assert.Equal(t, "Call tree of late:<module>#1 (depth 2, width 10):\nlate:<module>#1() → raised SystemExit: 3\n"+
 		"  late:Late#1() → class Late\n  late:work#1(n=21) → 42\n", do(t, s, "call-tree").Text)
 	require.NotEmpty(t, markedProcs(mark), "the target is still in its teardown, waiting for the gate")
 

@@ -254,7 +254,7 @@ func TestFaultTargetOsExit(t *testing.T) {
 	assert.False(t, info.Partial)
 	assert.Equal(t, 3, info.Frames)
 	assert.Equal(t, 3, info.ExitCode)
-	assert.Equal(t, "Call tree of osexit:<module>#1 (depth 3, width 10):\n"+
+	assert.Equal(t, "Call tree of osexit:<module>#1 (depth 2, width 10):\n"+
 		"Unfinished: the run ended in osexit:main#1, 1 level deep.\n"+
 		"osexit:<module>#1() → (unfinished)\n  osexit:main#1() → (unfinished)\n    osexit:f#1(x=1) → 2\n",
 		do(t, s, "call-tree").Text)

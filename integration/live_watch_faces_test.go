@@ -40,8 +40,8 @@ Return: (200, {'item': 'pear', 'qty': 4, 'total': 18})
 `
 
 // callTreeHandle2 is the call tree of that invocation.
-const callTreeHandle2 = `Call tree of shop_server:handle#2 (depth 3, width 10):
-shop_server:handle#2(method='GET', path='/quote/pear/4') → (200, {'item': 'pear', 'qty': 4, 'total': 18})
+const callTreeHandle2 = `Call tree of shop_server:handle#2 (depth 2, width 10):
+shop_server:handle#2(method='GET', path='/quote/pear/4') → (200, {'item': 'pear', 'qty': 4, 'total…
   shop_server:quote#2(item='pear', qty=4) → 18
 `
 

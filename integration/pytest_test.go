@@ -40,7 +40,7 @@ func TestPytestTarget(t *testing.T) {
   FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0
   passed test_cart:TestLine.test_line#1 [1-2.0] → None
   passed test_cart:TestLine.test_line#2 [20-1.0] → None
-Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 3, width 10):
+Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 2, width 10):
 test_cart:test_total#1() → raised AssertionError: assert 29.0 == 27.0\n +  where 29.0 = <function total at 0x…>([(10, 2.0), (3, 3.0)], 0.1)\n +    where <function total at 0x…> = cart.total
   cart:total#1(items=[(10, 2.0), (3, 3.0)], rate=0.1) → 29.0
     cart:line_total#1(qty=10, price=2.0, rate=0.1) → 20.0
@@ -218,7 +218,7 @@ Return: None
 Args: (none)
 
   69 | nodes = list(NODES)
-     |   + nodes = [Node(i=0, kids=[0, 1]), Node(i=1, kids=[1, 2]), Node(i=2, kids=[2, 3]), Node(i=3, kids=[3, 4]), Node(i=4, kids=[4, 5]), Node(i=5, kids=[5, 6]), Node(i=6, kids=[6, 7]), Node(i=7, kids=[7, 8]), ...] (len=300)
+     |   + nodes = [Node(i=0, kids=[0, 1]), Node(i=1, kids=[1, 2]), Node(i=2, kids=[2, 3]), Node(i=3, kids=[3, 4]), No…
 `+slowTest8Steps, res.stdout)
 	assert.Equal(t, 2, runs(), "test_8 started after the tests' stepping budget: its FLT needed a re-run")
 }

@@ -45,7 +45,7 @@ Return: 20.0
 `
 
 const demoCallTree = `Call tree of orders:line_total#3 (depth 4, width 10):
-orders:line_total#3(item={'name': 'melon', 'qty': 10, 'price': 2.0}, rules={'apple': 0.1, 'melon': 0.15}) → 20.0
+orders:line_total#3(item={'name': 'melon', 'qty': 10, 'price': 2…, rules={'apple': 0.1, 'melon': 0.…) → 20.0
   orders:bulk_rate#3(qty=10, rate=0.15) → 0.0
 `
 

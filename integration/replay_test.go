@@ -101,11 +101,11 @@ func TestReplayLookingChangesNothing(t *testing.T) {
 
 	res := r.run("call-tree", "python3 lazy.py")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.Equal(t, "Call tree of lazy:<module>#1 (depth 3, width 10):\n"+
+	assert.Equal(t, "Call tree of lazy:<module>#1 (depth 2, width 10):\n"+
 		"lazy:<module>#1() → None\n"+
 		"  lazy:Lazy#1() → class Lazy\n"+
 		"  lazy:Lazy.__init__#1(self=Lazy(), factory=<function make at 0x…>) → None\n"+
-		"  lazy:use#1(obj=Lazy(_factory=<function make at 0x…>, _value=None)) → None\n"+
+		"  lazy:use#1(obj=Lazy(_factory=<function make at 0x…>, _…) → None\n"+
 		"  lazy:Lazy.__class__#1(self) → <class 'int'>\n"+
 		"    lazy:make#1() → 42\n", res.stdout)
 	out, err := filepath.Glob(filepath.Join(r.state, "sessions", "*", "runs", "0000", "stdout"))

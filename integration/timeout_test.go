@@ -46,7 +46,7 @@ func TestTimeoutKeepsTheRecording(t *testing.T) {
 	assert.Regexp(t, "^adi: recorded `python t.py`: 3 call\\(s\\) in \\d+ ms, exit status 143 \\(session cli-[0-9a-f]{12}\\)\n"+
 		"adi: "+regexp.QuoteMeta(note)+"\n"+
 		"adi: the target command failed \\(exit status 143\\); the answer above is still valid\n$", res.stderr)
-	assert.Equal(t, "Call tree of t:<module>#1 (depth 3, width 10):\nNote: "+note+"\n"+
+	assert.Equal(t, "Call tree of t:<module>#1 (depth 2, width 10):\nNote: "+note+"\n"+
 		"t:<module>#1() → (unfinished)\n  t:f#1(i=0) → 0\n  t:f#2(i=1) → 2\n", res.stdout)
 	daemon := r.daemon().PID
 

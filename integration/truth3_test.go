@@ -16,7 +16,7 @@ import (
 func TestEngineTruth3Generators(t *testing.T) {
 	s := newSession(t, workdir(t, "truth3.py"), "python truth3.py", func(o *bridge.Options) { o.EagerSteps = -1 })
 	// the integration tests' interpreter is the one with debugpy (3.11 here)
-	assert.Equal(t, "Call tree of truth3:gens#1 (depth 3, width 10):\n"+
+	assert.Equal(t, "Call tree of truth3:gens#1 (depth 2, width 10):\n"+
 		"truth3:gens#1() → 4\n  truth3:counter#1(n=3) → yielded 3 (last 2)\n  truth3:counter#2(n=2) → yielded 2 (last 1)\n",
 		do(t, s, "call-tree truth3:gens#1").Text)
 }

@@ -188,7 +188,7 @@ describe(`VS Code debug sessions through ${MODE}`, () => {
 
     const tree = await c.request(c.dc.customRequest('adi/callTree', { frame: 'main#1' }), 'adi/callTree');
     assert.equal(tree.body.text, [
-      'Call tree of app:main#1 (depth 3, width 10):',
+      'Call tree of app:main#1 (depth 2, width 10):',
       'app:main#1() → (unfinished)',
       '  app:add#1(a=0, b=1) → 1',
       '  app:add#2(a=1, b=2) → (unfinished)',
