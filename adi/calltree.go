@@ -349,8 +349,8 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 	switch {
 	case near:
 		shown = b.nearFailure(kids, pathKid)
-	case onPath: // the path is told in full, in the order of its calls
-		shown = kids
+	case onPath: // the path is told as it ran: its calls in order, up to the width
+		shown = kids[:min(b.o.Width, len(kids))]
 	case b.o.wide:
 		shown = kids[:min(b.o.Width, len(kids))]
 	default:

@@ -437,3 +437,23 @@ app:main#1() → None
   … 7 more calls (5 to Key.__eq__, 2 to fmt)
 `, mustTree(t, tr, 0, TreeOptions{}).Text(TextOptions{}))
 }
+
+// TestCallTreeFailingFrameKeepsTheWidth: the frame a failure was raised in shows its calls up to
+// the width, in order, like any frame on the failure path.
+func TestCallTreeFailingFrameKeepsTheWidth(t *testing.T) {
+	const app = "/p/app.py"
+	work := ret("app:work", 1, -1, 0, app, 1, "")
+	work.Status, work.Outcome = Raised, Raising(&Exception{Type: "ValueError", Message: "", Line: 4})
+	frames := []Frame{work}
+	for k := 1; k <= 30; k++ {
+		frames = append(frames, ret("app:helper", k, 0, 3, app, 6, "None", Arg{"i", strconv.Itoa(k - 1)}))
+	}
+	tree := mustTree(t, newTrace("/p", frames...), 0, TreeOptions{Width: 3})
+	assert.Equal(t, `Call tree of app:work#1 (depth 2, width 3):
+app:work#1() → raised ValueError
+  app:helper#1(i=0) → None
+  app:helper#2(i=1) → None
+  app:helper#3(i=2) → None
+  … 27 more calls to helper
+`, tree.Text(TextOptions{}))
+}

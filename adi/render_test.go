@@ -275,3 +275,12 @@ Args: (none)
 Return: None
 `, tr.FLTView(flt).Text(TextOptions{}))
 }
+
+// TestShortKeepsTheSize: a cut value keeps the " (len=N)" the probe wrote after a container it
+// cut, which says how big the value is.
+func TestShortKeepsTheSize(t *testing.T) {
+	v := "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, ...] (len=300)"
+	assert.Equal(t, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9… (len=300)", short(v, 40))
+	assert.Equal(t, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …", short("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]", 40))
+	assert.Equal(t, "'a (len=x)' and some more text, and mor…", short("'a (len=x)' and some more text, and more text (len=x)", 40))
+}

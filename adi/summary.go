@@ -192,13 +192,28 @@ func (c Coverage) notes() []string {
 // flat puts a value on one line: newlines (as in numpy's multi-line reprs) become "\n".
 func flat(v string) string { return strings.ReplaceAll(v, "\n", `\n`) }
 
-// short cuts v to limit characters (limit 0 means no limit), marking the cut with "…".
+// short cuts v to limit characters (limit 0 means no limit), marking the cut with "…". The
+// " (len=300)" the probe writes after a container it cut says how big it is: it is kept.
 func short(v string, limit int) string {
 	if limit <= 0 || utf8.RuneCountInString(v) <= limit {
 		return v
 	}
 	r := []rune(v)
+	if i := strings.LastIndex(v, " (len="); i > 0 && strings.HasSuffix(v, ")") && isDigits(v[i+6:len(v)-1]) {
+		if size := []rune(v[i:]); len(size) < limit/2 {
+			return string(r[:limit-1-len(size)]) + "…" + string(size)
+		}
+	}
 	return string(r[:limit-1]) + "…"
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // val renders a value for text output at detail d.

@@ -218,7 +218,7 @@ Return: None
 Args: (none)
 
   69 | nodes = list(NODES)
-     |   + nodes = [Node(i=0, kids=[0, 1]), Node(i=1, kids=[1, 2]), Node(i=2, kids=[2, 3]), Node(i=3, kids=[3, 4]), No…
+     |   + nodes = [Node(i=0, kids=[0, 1]), Node(i=1, kids=[1, 2]), Node(i=2, kids=[2, 3]), Node(i=3, kids=[… (len=300)
 `+slowTest8Steps, res.stdout)
 	assert.Equal(t, 2, runs(), "test_8 started after the tests' stepping budget: its FLT needed a re-run")
 }

@@ -64,7 +64,7 @@ type fltIn struct {
 
 type callTreeIn struct {
 	optFrameIn
-	Depth flexInt `json:"depth,omitempty" jsonschema:"levels of calls below the frame (default: as many as fit); a whole number, also as a string (\"16\" is 16)"`
+	Depth flexInt `json:"depth,omitempty" jsonschema:"levels of calls below the frame (default: 2); a whole number, also as a string (\"16\" is 16)"`
 	Width flexInt `json:"width,omitempty" jsonschema:"children shown per call (default 10); a whole number, also as a string (\"16\" is 16)"`
 }
 
