@@ -165,10 +165,10 @@ func TestCLIPeerStyle(t *testing.T) {
 
 	res = r.run("prev")
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.True(t, strings.HasPrefix(res.stdout, "prev → orders:bulk_rate#2  (breakpoint orders:bulk_rate; hit 2 of 3)\n"), res.stdout)
+	assert.True(t, strings.HasPrefix(res.stdout, "prev → orders:bulk_rate#2  (hit 2 of 3)\n"), res.stdout)
 	res = r.run("continue", cmd)
 	require.Equal(t, 0, res.code, res.stderr)
-	assert.True(t, strings.HasPrefix(res.stdout, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate; hit 3 of 3)\n"), res.stdout)
+	assert.True(t, strings.HasPrefix(res.stdout, "continue → orders:bulk_rate#3  (hit 3 of 3)\n"), res.stdout)
 
 	res = r.run("step-out")
 	require.Equal(t, 0, res.code, res.stderr)

@@ -97,7 +97,7 @@ func TestMCPDemo(t *testing.T) {
 
 	text = callTool("adi_continue", nil)
 	lines := strings.Split(text, "\n")
-	assert.Equal(t, "continue → orders:bulk_rate#1  (breakpoint orders:bulk_rate; hit 1 of 3)", lines[0])
+	assert.Equal(t, "continue → orders:bulk_rate#1  (hit 1 of 3)", lines[0])
 	assert.Contains(t, lines, "Frame: orders:bulk_rate#1   (caller orders:line_total#1, line 22)")
 	assert.Contains(t, lines, "Args: qty = 12, rate = 0.1")
 	assert.Contains(t, lines, "  16 | if qty > BULK_QUANTITY:  → True")
@@ -106,7 +106,7 @@ func TestMCPDemo(t *testing.T) {
 
 	callTool("adi_continue", nil)
 	text = callTool("adi_continue", map[string]any{"budget": 500})
-	assert.True(t, strings.HasPrefix(text, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate; hit 3 of 3)\n"), text)
+	assert.True(t, strings.HasPrefix(text, "continue → orders:bulk_rate#3  (hit 3 of 3)\n"), text)
 	assert.Contains(t, text, fltBulkRate3)
 
 	text = callTool("adi_state", nil)
