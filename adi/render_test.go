@@ -284,3 +284,11 @@ func TestShortKeepsTheSize(t *testing.T) {
 	assert.Equal(t, "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …", short("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]", 40))
 	assert.Equal(t, "'a (len=x)' and some more text, and mor…", short("'a (len=x)' and some more text, and more text (len=x)", 40))
 }
+
+// TestFLTArgsSelf: a method's self among an FLT's arguments is cut to argsSelf characters; the
+// other arguments keep the FLT's limit.
+func TestFLTArgsSelf(t *testing.T) {
+	long := "Session(headers={'User-Agent': 'python-requests/2.28.1'}, auth=None, proxies={})"
+	assert.Equal(t, "self = Session(headers={'User-Agent': 'python-requests/2.28.1'}, a…, r = "+long,
+		detail{valueLimit: fltValue}.argsText([]Arg{{"self", long}, {"r", long}}))
+}

@@ -264,10 +264,18 @@ func (d detail) argsText(args []Arg) string {
 	}
 	parts := make([]string, len(args))
 	for i, a := range args {
+		if i == 0 && (a.Name == "self" || a.Name == "cls") && (d.valueLimit == 0 || d.valueLimit > argsSelf) {
+			parts[i] = a.Name + " = " + short(flat(a.Value), argsSelf)
+			continue
+		}
 		parts[i] = a.Name + " = " + d.val(a.Value)
 	}
 	return strings.Join(parts, ", ")
 }
+
+// argsSelf bounds a method's self (cls) among a frame's arguments: its class is in the frame's
+// name, and its state, which exec shows whole, is seldom what the reader looks for first.
+const argsSelf = 60
 
 // sigArgs renders arguments signature-style: "x=1, y=2".
 func (d detail) sigArgs(args []Arg) string {
