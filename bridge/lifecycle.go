@@ -119,6 +119,12 @@ func LoadSession(ctx context.Context, dir string, log hclog.Logger, events func(
 	if err != nil {
 		return nil, err
 	}
+	if s.isLive {
+		// what a live process's watches caught, as when the session was open: no exit status of a
+		// run adi made, so no failed target, and a recording that ends where the watches stopped
+		base.Live = true
+		base.Rec.Trace.Partial, base.Rec.Trace.Live = true, true
+	}
 	s.base = base
 	s.trace = base.Rec.Trace
 	s.trace.Root = prog.Root
@@ -184,6 +190,9 @@ func (s *Session) Close() {
 	s.sbMu.Unlock()
 	s.DropStandby()
 	s.mu.Lock()
+	if s.liveRec != nil {
+		s.closeLiveRecording()
+	}
 	s.closed = true
 	s.refreshInfo()
 	s.mu.Unlock()

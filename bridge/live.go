@@ -174,6 +174,42 @@ func (s *Session) refreshLive() error {
 	return nil
 }
 
+// liveCountFile is the file a live session's run directory gets when the session closes: how many
+// calls its recording holds (liveCount), so that a list of the sessions on disk counts them
+// without decoding the recording (a live run writes no result.json).
+const liveCountFile = "live.json"
+
+// liveCount is liveCountFile.
+type liveCount struct {
+	Calls int `json:"calls"`
+}
+
+// closeLiveRecording reads what the live process wrote last (its processes have ended) and
+// leaves its count in the run directory (liveCountFile) and Σ in state.json. The caller holds s.mu.
+func (s *Session) closeLiveRecording() {
+	if err := s.refreshLive(); err != nil {
+		s.log.Warn("reading what the live program's watches recorded last", "error", err)
+	}
+	if err := writeJSON(filepath.Join(s.liveRec.dir, liveCountFile), liveCount{Calls: s.trace.Len()}); err != nil {
+		s.log.Warn("cannot save the live recording's count; a list of the sessions on disk reads the recording instead", "error", err)
+	}
+	s.saveState() // the frame under inspection, named for the list (state.json's current_fid)
+}
+
+// liveCalls counts the calls of the live recording in a run directory of a session on disk: from
+// liveCountFile, else (a daemon that ended without closing the session) from the recording.
+func liveCalls(dir string) int {
+	var c liveCount
+	if readJSON(filepath.Join(dir, liveCountFile), &c) == nil {
+		return c.Calls
+	}
+	rec, err := probe.Read(dir)
+	if err != nil {
+		return 0
+	}
+	return rec.Trace.Len()
+}
+
 // takeRecording makes rec the session's T, in run (a recording read while its program runs: an
 // editor's run or a live session's), keeping frame indexes: the frame under inspection stays, and
 // condition results are dropped when T grew (the next command that needs them evaluates them on

@@ -280,6 +280,15 @@ func diskInfo(dir string) (Info, bool) {
 	if readJSON(filepath.Join(dir, "state.json"), &st) == nil {
 		info.Current = st.CurrentFID
 	}
+	if meta.Live {
+		// a live session's recording is what the watches of its last process caught: it has no
+		// result.json and no exit status (the program was not run by adi to its end)
+		info.ExitCode, info.Partial = -1, true
+		if runs, err := listRuns(filepath.Join(dir, "runs")); err == nil && len(runs) > 0 {
+			info.Frames = liveCalls(filepath.Join(dir, "runs", fmt.Sprintf("%04d", runs[len(runs)-1])))
+		}
+		return info, true
+	}
 	var rm runMeta
 	if readJSON(filepath.Join(dir, "runs", "0000", "run.json"), &rm) == nil {
 		info.ExitCode = rm.ExitCode

@@ -61,13 +61,66 @@ func TestCLIWrongInputIsOneLine(t *testing.T) {
 }
 
 func TestCLIHelp(t *testing.T) {
-	code, _, viaHelp := runLine(t, "help", "break")
+	code, viaHelp, errText := runLine(t, "help", "break")
 	assert.Equal(t, 0, code)
-	_, _, viaFlag := runLine(t, "break", "-h")
-	assert.Equal(t, viaFlag, viaHelp, "adi help break = adi break -h")
-	assert.True(t, strings.HasPrefix(viaHelp, "Usage: adi break [\"CMD\"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index LINE:K]\n"), viaHelp)
+	assert.Equal(t, "", errText, "help asked for goes to stdout")
+	for _, args := range [][]string{{"break", "-h"}, {"break", "--help"}, {"break", "python t.py", "t.py:f", "-h"}} {
+		code, out, errText := runLine(t, args...)
+		assert.Equal(t, 0, code, args)
+		assert.Equal(t, viaHelp, out, "adi help break = adi %s", strings.Join(args, " "))
+		assert.Equal(t, "", errText, args)
+	}
+	assert.True(t, strings.HasPrefix(viaHelp, "Usage: adi break [\"CMD\"] FILE:FUNC[#N] [--cond EXPR] [--on-entry|--on-return|--if-eval-lineno L] [--full-watch A,B] [--loop N|--loop-index LINE:K]\n\nFlags:\n"), viaHelp)
 	for _, f := range []string{"-full-watch", "-loop", "-loop-index", "-on-entry", "-on-return", "-if-eval-lineno", "-allow-external", "-no-count", "-t ", "-timeout"} {
 		assert.Contains(t, viaHelp, "\n  "+f, f)
+	}
+
+	code, version, errText := runLine(t, "version", "-h")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "", errText)
+	assert.True(t, strings.HasPrefix(version, "Usage: adi version\n\nFlags:\n"), "no trailing space after a command without arguments: %q", version)
+}
+
+// TestCLIHelpOnStdout checks every way of asking for help: the help goes to stdout with exit 0,
+// and nothing to stderr; help a usage error calls for stays one line on stderr, exit 2.
+func TestCLIHelpOnStdout(t *testing.T) {
+	_, general, _ := runLine(t, "help")
+	assert.True(t, strings.HasPrefix(general, "adi: see a Python run one function invocation at a time"), general)
+	_, live, _ := runLine(t, "live", "help")
+	assert.True(t, strings.HasPrefix(live, "adi live: debug a paused, live Python process under debugpy"), live)
+	_, liveStart, _ := runLine(t, "live", "start", "-h")
+	assert.True(t, strings.HasPrefix(liveStart, "Usage: adi live start \"CMD\" [--id ID] [-t SECONDS]\n\nFlags:\n"), liveStart)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help"}, general},
+		{[]string{"-h"}, general},
+		{[]string{"--help"}, general},
+		{[]string{"help", "live"}, live},
+		{[]string{"live", "--help"}, live},
+		{[]string{"live", "-h"}, live},
+		{[]string{"help", "live", "start"}, liveStart},
+		{[]string{"live", "help", "start"}, liveStart},
+		{[]string{"live", "start", "--help"}, liveStart},
+	} {
+		code, out, errText := runLine(t, tt.args...)
+		assert.Equal(t, 0, code, tt.args)
+		assert.Equal(t, tt.want, out, tt.args)
+		assert.Equal(t, "", errText, tt.args)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "nosuch"}, `adi: unknown command "nosuch" (adi help lists the commands)`},
+		{[]string{"break", "--nope"}, "adi: unknown flag --nope for break (adi break -h lists the flags)"},
+		{[]string{"live", "help", "nosuch"}, "adi: unknown live command \"nosuch\"; run `adi live help` for the list"},
+	} {
+		code, out, errText := runLine(t, tt.args...)
+		assert.Equal(t, 2, code, tt.args)
+		assert.Equal(t, "", out, tt.args)
+		assert.Equal(t, tt.want+"\n", errText, tt.args)
 	}
 }
 

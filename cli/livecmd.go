@@ -46,6 +46,9 @@ var liveAliases = map[string]string{"set_breakpoint": "break", "set-breakpoint":
 	"cont": "continue", "i": "interact", "exec": "interact", "bt": "stack", "w": "where", "sessions": "list"}
 
 func runLive(ctx context.Context, g *Globals, args []string) error {
+	if len(args) >= 2 && args[0] == "help" && !strings.HasPrefix(args[1], "-") {
+		args = []string{args[1], "-h"} // adi live help break = adi live break -h
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		liveUsage(g.Stdout)
 		return nil

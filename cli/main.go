@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -135,8 +136,8 @@ func runVersion(ctx context.Context, g *Globals, args []string) error {
 // Main runs one adi command line (the arguments after the program's name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts Options) int {
-	if len(args) == 2 && args[0] == "help" && !strings.HasPrefix(args[1], "-") {
-		args = []string{args[1], "-h"} // adi help break = adi break -h
+	if len(args) >= 2 && args[0] == "help" && !strings.HasPrefix(args[1], "-") {
+		args = append(slices.Clone(args[1:]), "-h") // adi help break = adi break -h; adi help live start = adi live start -h
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
@@ -210,14 +211,15 @@ func printUsage(w io.Writer) {
 }
 
 // NewFlags returns a flag set for a subcommand with the global flags registered. Its own
-// messages are silenced: Parse turns a wrong flag into one line, and -h prints the usage.
+// messages are silenced: Parse turns a wrong flag into one line (stderr, exit 2), and -h prints
+// the usage, which was asked for: on stdout, exit 0.
 func NewFlags(name, usage string, g *Globals) *flag.FlagSet {
 	fs := flag.NewFlagSet("adi "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // the flag package calls it on every error too; Parse prints it for -h
 	usages[fs] = func() {
-		fs.SetOutput(g.Stderr)
-		fmt.Fprintf(g.Stderr, "Usage: adi %s %s\n\nFlags:\n", name, usage)
+		fs.SetOutput(g.Stdout)
+		fmt.Fprintf(g.Stdout, "Usage: %s\n\nFlags:\n", strings.TrimSpace("adi "+name+" "+usage))
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 	}

@@ -390,6 +390,9 @@ func Sessions(ctx context.Context, env *Env, asJSON bool) int {
 			Current  string `json:"current"`
 			ExitCode int    `json:"exit_code"`
 			Closed   bool   `json:"closed"`
+			Live     *struct {
+				State string `json:"state"`
+			} `json:"live"`
 		} `json:"sessions"`
 	}
 	if err := json.Unmarshal(raw, &list); err != nil {
@@ -405,11 +408,21 @@ func Sessions(ctx context.Context, env *Env, asJSON bool) int {
 		if s.Closed {
 			state = "on disk"
 		}
+		// how the program ended: a live session's state (its program runs under the debugger, or
+		// ran there: no exit status of a run adi made); a run that has none does not say "exit -1"
+		ended := fmt.Sprintf(", exit %d", s.ExitCode)
+		switch {
+		case s.Live != nil:
+			state += ", live: " + s.Live.State
+			ended = ""
+		case s.ExitCode < 0:
+			ended = ", no exit status"
+		}
 		cur := ""
 		if s.Current != "" {
 			cur = ", at " + s.Current
 		}
-		fmt.Fprintf(env.Stdout, "  %s  %s  (%s; %d calls, exit %d%s) in %s\n", s.ID, s.Command, state, s.Frames, s.ExitCode, cur, s.Dir)
+		fmt.Fprintf(env.Stdout, "  %s  %s  (%s; %d calls%s%s) in %s\n", s.ID, s.Command, state, s.Frames, ended, cur, s.Dir)
 	}
 	return ExitOK
 }

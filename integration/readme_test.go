@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,143 +42,33 @@ var exampleFiles = map[string]string{
 // `>`, say).
 var exampleByproducts = map[string]bool{"__pycache__": true, ".pytest_cache": true}
 
-// expect is what one run of a documented command must do: exit with code and print stdout (a
-// substring of its standard output) and stderr (a substring of its standard error; "" checks
-// nothing).
-type expect struct {
-	code           int
-	stdout, stderr string
-}
-
-// exampleExpect maps every adi command line of the bash blocks of exampleDocs, exactly as written
-// after its "$ " prompt, to what its runs must do: the n-th run of a line (counted over the
-// documents in order) is checked against the n-th entry. A command line that is in the documents
-// but not here, or here but no longer in the documents, fails the test.
-var exampleExpect = map[string][]expect{
-	`adi call-tree "python orders.py" --depth 4`: {
-		{0, demoTreeTail, ""},
-		{0, demoTreeTail, "adi: recorded `python orders.py`: 12 call(s) in "},
-	},
-	`adi break bulk_rate --cond "rate > 0"`: {
-		{0, "break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; adi continue moves to the next)\n\n" +
-			"Frame: orders:bulk_rate#1   (caller orders:line_total#1, line 22)\nArgs: qty = 12, rate = 0.1\n", ""},
-	},
-	`adi continue`: {
-		{0, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if rate > 0; hit 2 of 2)\n\n" + // README
-			"Frame: orders:bulk_rate#3   (caller orders:line_total#3, line 22)\nArgs: qty = 10, rate = 0.15\n", ""},
-		{0, "continue → orders:bulk_rate#3  (breakpoint orders:bulk_rate if rate > 0; hit 2 of 2)\n", ""}, // docs/agents.md
-	},
-	`adi exec bulk_rate#3 -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`: {
-		{0, "Exec at orders:bulk_rate#3, line 16, visit 1: qty, BULK_QUANTITY, qty > BULK_QUANTITY\nOutput: (none)\nValue: (10, 10, False)\n", ""},
-	},
-	`adi call-tree "python -m pytest test_cart.py -q"`: {
-		{1, cartTreeHead, "adi: the target command failed (exit status 1); the answer above is still valid\n"},
-		{1, cartTreeHead, "adi: the target command failed (exit status 1); the answer above is still valid\n"},
-	},
-	`adi exec "python -m pytest test_orders.py -q" "orders.py:bulk_rate#3" -l 16 --then-continue -s "qty = 11"`: {
-		{1, "Then continued: the frame returned 0.15; the program ended: it now succeeds (exit 0; it exited 1 before).\n", "adi: the target command failed (exit status 1); the answer above is still valid\n"},
-	},
-	`adi live start "python orders.py"            # paused before the first line`: {
-		{0, "Started `python orders.py` under debugpy as live session live-", ""},
-	},
-	`adi live start "python orders.py"`: {
-		{0, "Started `python orders.py` under debugpy as live session live-", ""},
-		{0, "Started `python orders.py` under debugpy as live session live-", ""}, // docs/agents.md, watching
-	},
-	`adi live watch bulk_rate`: {
-		{0, "Watching bulk_rate: every following invocation is recorded (its FLT and the calls below it) as the program runs, without pausing it. The program has not started: the watch is in place before its first line. adi live caught lists what it caught; adi flt FUNC#N shows one.\n", ""},
-	},
-	`adi live continue                               # a server: adi live continue --background`: {
-		{0, "continue → the program exited with status 0.\n", ""},
-	},
-	`adi live caught`: {
-		{0, "bulk_rate: 3 caught: orders:bulk_rate#1, orders:bulk_rate#2, orders:bulk_rate#3\nEvery ADI command answers about them: adi flt FUNC#N, adi call-tree FUNC#N, adi diff A B.\n", ""},
-	},
-	`adi flt --session live bulk_rate#3              # also call-tree, diff, break/continue/prev, step-in`: {
-		{0, "Frame: orders:bulk_rate#3   (entry frame)\nArgs: qty = 10, rate = 0.15\n\n  16 | if qty > BULK_QUANTITY:  → False\n  18 | return 0.0\n\nReturn: 0.0\n", ""},
-	},
-	`adi live break orders.py:16 --cond "qty == 10"`: {
-		{0, "Breakpoint set at orders.py:16: if qty > BULK_QUANTITY:  (only when qty == 10)\n", ""},
-		{0, "Breakpoint set at orders.py:16: if qty > BULK_QUANTITY:  (only when qty == 10)\n", ""},
-	},
-	`adi live continue`: {
-		{0, "continue → paused at breakpoint orders.py:16 in bulk_rate after ", ""},
-		{0, "continue → the program exited with status 0.\n", ""},
-		{0, "continue → paused at breakpoint orders.py:16 in bulk_rate after ", ""},
-		{0, "continue → the program exited with status 0.\n", ""},
-	},
-	`adi live interact 'qty, BULK_QUANTITY, qty > BULK_QUANTITY'`: {
-		{0, "interact in frame #0, orders.py:16 in bulk_rate:\nOutput: (none)\nValue: (10, 10, False)\n", ""},
-	},
-	`adi live interact 'qty = 11'`: {
-		{0, "interact in frame #0, orders.py:16 in bulk_rate:\nChanged: qty = 11 (the program runs on with the new values)\n", ""},
-		{0, "interact in frame #0, orders.py:16 in bulk_rate:\nChanged: qty = 11 (the program runs on with the new values)\n", ""},
-	},
-	`adi live restart                             # again, with the same breakpoints`: {
-		{0, "Restarted `python orders.py` (run 2); every process of run 1 has ended. 1 breakpoint(s) set again. No line has run yet: adi live continue starts it.\n", ""},
-	},
-	`adi live status                              # also live stack and live where, while paused`: {
-		{0, " · Start · run 2: launched under debugpy; no line has run yet (adi live continue starts it)\n", ""},
-	},
-	`adi live close`: {
-		{0, "; every process of it has ended.\n", ""},
-		{0, "; every process of it has ended.\n", ""}, // docs/agents.md, watching
-	},
-	`adi break "python orders.py" "orders.py:bulk_rate" --cond "rate > 0"`: {
-		{0, "break → orders:bulk_rate#1  (the first of 2 invocations where the condition held; adi continue moves to the next)\n\n" +
-			"Frame: orders:bulk_rate#1   (caller orders:line_total#1, line 22)\nArgs: qty = 12, rate = 0.1\n", ""},
-	},
-	`adi step-out`: {
-		{0, "step-out → orders:line_total#3  (the caller of orders:bulk_rate#3, at line 22)\n", ""},
-	},
-	`adi step-in "python orders.py" "orders.py:bulk_rate#3"`: {
-		{0, "step-into → orders:bulk_rate#3  (called by orders:line_total#3 at line 22)\n", ""},
-	},
-	`adi exec "python orders.py" "orders.py:bulk_rate#3" -l 16 -s "qty, BULK_QUANTITY, qty > BULK_QUANTITY"`: {
-		{0, "Exec at orders:bulk_rate#3, line 16, visit 1: qty, BULK_QUANTITY, qty > BULK_QUANTITY\nOutput: (none)\nValue: (10, 10, False)\n", ""},
-	},
-	`adi exec "python orders.py" "orders.py:bulk_rate#3" -l 16 --then-continue -s "qty = 11"`: {
-		{0, "Then continued: the frame returned 0.15; the program ended: exit 0, the same as before.\nOutput after the statement (tail):\n  total: 26.0\n", ""},
-	},
-	`adi break "python -m pytest test_cart.py -q" "test_cart.py::test_total"`: {
-		{1, "Breakpoint set: test_cart:test_total  (every call); test_cart:test_total was called 1 time(s); 1 breakpoint(s) in all.\nMatches 1 invocation(s): test_cart:test_total#1. Next: adi continue.\n", ""},
-	},
-	`adi flt "python -m pytest test_cart.py -q" "test_cart.py::TestLine::test_line[20-1.0]"`: {
-		{1, "Frame: test_cart:TestLine.test_line#2   (entry frame)\nArgs: self = <test_cart.TestLine object at 0x…>, qty = 20, price = 1.0\n", ""},
-	},
-	`adi call-tree "python fail.py"`: {
-		{1, "Call tree of fail:<module>#1 (depth 2, width 10):\nFailed: AssertionError: 29.0, raised in fail:check#1 at line 5, 1 level deep.\nfail:<module>#1() → raised AssertionError (the failure)\n  fail:check#1(total=29.0) → raised AssertionError (the failure)\n", "adi: the target command failed (exit status 1); the answer above is still valid\n"},
-	},
-}
-
-// demoTreeTail is how the demo's call tree four levels deep ends, as the documents show it.
-const demoTreeTail = "      orders:line_total#3(item={'name': 'melon', 'qty': 10, 'price': 2…, rules={'apple': 0.1, 'melon': 0.…) → 20.0\n" +
-	"        orders:bulk_rate#3(qty=10, rate=0.15) → 0.0\n"
-
-// cartTreeHead is how the call tree of the cart's tests begins, as the documents show it.
-const cartTreeHead = "Tests: 1 failed, 2 passed\n  FAILED test_cart:test_total#1 → AssertionError: assert 29.0 == 27.0\n" +
-	"  passed test_cart:TestLine.test_line#1 [1-2.0] → None\n  passed test_cart:TestLine.test_line#2 [20-1.0] → None\n" +
-	"Call tree of the run: 4 entry frames, failing tests first, then the other tests (depth 2, width 10):\n"
-
 // exampleSkipped are the documented adi command lines the test does not run, with the reason.
 var exampleSkipped = map[string]string{
 	"adi serve": "serves until it is stopped; TestServeBinarySignal runs it",
 }
 
-// docCommand is one command line of a bash block: where it is and its text after the prompt.
+// docCommand is one command line of a bash block: where it is, its text after the prompt, and
+// what the document shows it answers.
 type docCommand struct {
 	file string
 	line int
 	text string
+	// shown are the lines the document shows after the command, up to the next prompt or the end
+	// of the block, without the blank lines that end them; none when it shows no answer.
+	shown []string
+	// exit is the exit status the document shows for it, on a `$ echo $?` line right after its
+	// answer; -1 when it shows none.
+	exit int
 }
 
 var fence = regexp.MustCompile("^(\\s*)```(.*)$")
 
 // docCommands returns the adi command lines of the bash blocks of a Markdown file, in order. In a
 // block with "$ " prompts the command lines are the prompted ones (a line ending in a backslash
-// goes on); in a block without them every line that is not blank or a comment is one. Every block
-// must name its language (bash, text or json), and a text block may not hold a prompted adi
-// command, so that no example escapes the test.
+// goes on), each followed by the answer the document shows; in a block without them every line
+// that is not blank or a comment is one, with no answer shown. Every block must name its language
+// (bash, text or json), and a text block may not hold a prompted adi command, so that no example
+// escapes the test.
 func docCommands(t *testing.T, file string) []docCommand {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", file))
@@ -196,7 +88,9 @@ func docCommands(t *testing.T, file string) []docCommand {
 		require.Less(t, i, len(lines), "%s:%d: the code block is not closed", file, start)
 		switch lang {
 		case "bash":
-			out = append(out, bashCommands(file, start+1, block)...)
+			cmds, err := bashCommands(file, start+1, block)
+			require.NoError(t, err)
+			out = append(out, cmds...)
 		case "text", "json":
 			for k, l := range block {
 				if strings.HasPrefix(l, "$ adi ") {
@@ -210,13 +104,19 @@ func docCommands(t *testing.T, file string) []docCommand {
 	return out
 }
 
-// bashCommands returns the adi command lines of one bash block whose first line is line first.
-func bashCommands(file string, first int, block []string) []docCommand {
+// exitShown is the prompt line after which a document shows the exit status of the command
+// before it.
+const exitShown = "echo $?"
+
+// bashCommands returns the adi command lines of one bash block whose first line is line first,
+// with the answers the block shows.
+func bashCommands(file string, first int, block []string) ([]docCommand, error) {
 	prompted := false
 	for _, l := range block {
 		prompted = prompted || strings.HasPrefix(l, "$ ")
 	}
 	var out []docCommand
+	prev := -1 // the index in out of the command at the previous prompt (-1: not an adi command)
 	for k := 0; k < len(block); k++ {
 		l := block[k]
 		if prompted {
@@ -232,11 +132,32 @@ func bashCommands(file string, first int, block []string) []docCommand {
 			k++
 			l += "\n" + block[k]
 		}
-		if strings.HasPrefix(l, "adi ") {
-			out = append(out, docCommand{file: file, line: at, text: l})
+		var shown []string
+		for prompted && k+1 < len(block) && !strings.HasPrefix(block[k+1], "$ ") {
+			k++
+			shown = append(shown, block[k])
+		}
+		for len(shown) > 0 && strings.TrimSpace(shown[len(shown)-1]) == "" {
+			shown = shown[:len(shown)-1]
+		}
+		if len(shown) == 0 {
+			shown = nil
+		}
+		switch {
+		case l == exitShown:
+			n, err := strconv.Atoi(strings.Join(shown, "\n"))
+			if err != nil || prev < 0 || out[prev].exit >= 0 {
+				return nil, fmt.Errorf("%s:%d: $ %s must come right after an adi command and show one number, its exit status", file, at, exitShown)
+			}
+			out[prev].exit = n
+		case strings.HasPrefix(l, "adi "):
+			out = append(out, docCommand{file: file, line: at, text: l, shown: shown, exit: -1})
+			prev = len(out) - 1
+		default:
+			prev = -1
 		}
 	}
-	return out
+	return out, nil
 }
 
 // strayFiles lists what is in dir, the by-products of Python and pytest left out.
@@ -265,31 +186,24 @@ func strayFiles(t *testing.T, dir string) []string {
 
 // TestReadmeExamples runs every adi command line of the bash blocks of README.md and
 // docs/agents.md through bash, in document order, with the freshly built adi first on PATH, in a
-// directory holding the programs they name; each run must exit as expected, print its expected
-// text and leave no file behind. The commands of one document are one session.
+// directory holding the programs they name. Each run must print the whole answer the document
+// shows (shownMatches), exit with the status it shows (docCommand.wantExit) and leave no file
+// behind; a command shown without an answer must exit 0 and print nothing on stderr. The commands
+// of one document are one session.
 func TestReadmeExamples(t *testing.T) {
 	var all []docCommand
 	for _, f := range exampleDocs {
-		all = append(all, docCommands(t, f)...)
+		cmds := docCommands(t, f)
+		require.NotEmpty(t, cmds, "%s shows no adi command", f)
+		all = append(all, cmds...)
 	}
-	seen := map[string]int{}
+	seen := map[string]bool{}
 	for _, c := range all {
-		seen[c.text]++
-	}
-	for cmd := range exampleExpect {
-		if seen[cmd] == 0 {
-			t.Errorf("exampleExpect has %q, which no document shows any more: remove it (or fix the document)", cmd)
-		}
+		seen[c.text] = true
 	}
 	for cmd := range exampleSkipped {
-		if seen[cmd] == 0 {
+		if !seen[cmd] {
 			t.Errorf("exampleSkipped has %q, which no document shows any more: remove it", cmd)
-		}
-	}
-	for cmd, n := range seen {
-		_, skipped := exampleSkipped[cmd]
-		if got := len(exampleExpect[cmd]); !skipped && got != n {
-			t.Errorf("the documents run %q %d time(s), and exampleExpect in integration/readme_test.go has %d expectation(s) for it: add what each run must answer (or list it in exampleSkipped with the reason)", cmd, n, got)
 		}
 	}
 	if t.Failed() {
@@ -297,7 +211,6 @@ func TestReadmeExamples(t *testing.T) {
 	}
 
 	bin := adiBinary(t)
-	runs := map[string]int{}
 	for _, doc := range exampleDocs {
 		t.Run(doc, func(t *testing.T) {
 			dir := t.TempDir()
@@ -319,18 +232,159 @@ func TestReadmeExamples(t *testing.T) {
 				if _, skip := exampleSkipped[c.text]; skip {
 					continue
 				}
-				want := exampleExpect[c.text][runs[c.text]]
-				runs[c.text]++
 				before := strayFiles(t, dir)
 				res := runBash(t, dir, env, c.text)
 				where := fmt.Sprintf("%s:%d: %s", c.file, c.line, c.text)
-				assert.Equal(t, want.code, res.code, "%s: exit status\nstdout:\n%s\nstderr:\n%s", where, res.stdout, res.stderr)
-				assert.Contains(t, res.stdout, want.stdout, "%s: stdout", where)
-				assert.Contains(t, res.stderr, want.stderr, "%s: stderr", where)
+				assert.Equal(t, c.wantExit(), res.code, "%s: exit status\nstdout:\n%s\nstderr:\n%s", where, res.stdout, res.stderr)
+				if len(c.shown) > 0 {
+					stdout, stderr := splitShown(c.shown)
+					assertShown(t, where+": stdout", stdout, res.stdout)
+					assertShown(t, where+": stderr", stderr, res.stderr)
+				} else {
+					assert.Equal(t, "", res.stderr, "%s: stderr (the document shows no answer, so none of its lines)", where)
+				}
 				assert.Equal(t, before, strayFiles(t, dir), "%s: files in the working directory before and after (a stray file is a redirection or a command the quoting broke)", where)
 			}
 		})
 	}
+}
+
+// targetFailed begins the line adi prints on stderr after an answer about a target that failed,
+// when it exits 1 (docs/agents.md, exit codes).
+const targetFailed = "adi: the target command failed "
+
+// wantExit is the exit status the command must end with: the one its document shows (`$ echo
+// $?`), else 1 when the answer it shows has the line about a failed target, else 0.
+func (c docCommand) wantExit() int {
+	if c.exit >= 0 {
+		return c.exit
+	}
+	for _, l := range c.shown {
+		if strings.HasPrefix(l, targetFailed) {
+			return 1
+		}
+	}
+	return 0
+}
+
+// splitShown separates the answer a document shows into its stdout and its stderr: adi writes
+// to stderr only lines that begin with "adi: " (how the target was recorded, that it failed, an
+// error), and no line of an answer on stdout begins so.
+func splitShown(shown []string) (stdout, stderr []string) {
+	for _, l := range shown {
+		if strings.HasPrefix(l, "adi: ") {
+			stderr = append(stderr, l)
+		} else {
+			stdout = append(stdout, l)
+		}
+	}
+	return stdout, stderr
+}
+
+// elided is the line with which a document leaves lines of an answer out (none or more); every
+// other line it shows is a whole line of the answer.
+const elided = "…"
+
+// runDependent are the parts of an answer that differ from run to run, each compared as the text
+// that replaces it: durations, session ids (made from the working directory, a temporary one
+// here) and the addresses in a repr that Python made (pytest's assertion messages).
+var runDependent = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b\d+ ms\b`), "N ms"},
+	{regexp.MustCompile(`\b(cli|live)-[0-9a-f]{12}\b`), "$1-ID"},
+	{regexp.MustCompile(`\b0x[0-9a-f]{6,}\b`), "0x…"},
+}
+
+// normalise replaces the run-dependent parts of an answer.
+func normalise(s string) string {
+	for _, r := range runDependent {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
+}
+
+// assertShown checks that got (a whole stdout or stderr) is the lines a document shows
+// (shownMatches).
+func assertShown(t *testing.T, what string, shown []string, got string) {
+	t.Helper()
+	want, ok := shownMatches(shown, got)
+	if !slices.Contains(shown, elided) {
+		assert.Equal(t, want, normalise(got), "%s (the whole of it, as the document shows it)", what)
+		return
+	}
+	assert.True(t, ok, "%s: the document shows (%s on a line of its own leaves lines out)\n%s\nthe command printed\n%s", what, elided, want, normalise(got))
+}
+
+// shownMatches reports whether got is the lines a document shows, once both are normalised:
+// each shown line is a whole line of got, in order, with nothing between them or around them
+// except where an elided line stands. want is the normalised text shown.
+func shownMatches(shown []string, got string) (want string, ok bool) {
+	for _, l := range shown {
+		want += normalise(l) + "\n"
+	}
+	var pat strings.Builder
+	pat.WriteString(`\A`)
+	for _, l := range strings.SplitAfter(want, "\n") {
+		if strings.TrimSuffix(l, "\n") == elided {
+			pat.WriteString(`(?:.*\n)*?`)
+		} else {
+			pat.WriteString(regexp.QuoteMeta(l))
+		}
+	}
+	pat.WriteString(`\z`)
+	return want, regexp.MustCompile(pat.String()).MatchString(normalise(got))
+}
+
+// TestReadmeExampleParsing checks how TestReadmeExamples reads a bash block (the commands, the
+// answers shown, a `$ echo $?`) and compares an answer with what is shown, without running adi.
+func TestReadmeExampleParsing(t *testing.T) {
+	block := []string{
+		"$ adi call-tree \"python t.py\"",
+		"adi: recorded `python t.py`: 2 call(s) in 92 ms, exit status 1 (session cli-0123456789ab)",
+		"Call tree of t:<module>#1 (depth 2, width 10):",
+		elided,
+		"adi: the target command failed (exit status 1); the answer above is still valid",
+		"$ echo $?",
+		"1",
+		"$ adi continue   # a comment",
+		"",
+		"$ curl -s http://x \\",
+		"    -d '{}'",
+		"{\"ok\": true}",
+		"$ adi live close",
+	}
+	cmds, err := bashCommands("doc.md", 10, block)
+	require.NoError(t, err)
+	require.Len(t, cmds, 3)
+	assert.Equal(t, docCommand{file: "doc.md", line: 10, text: `adi call-tree "python t.py"`, shown: block[1:5], exit: 1}, cmds[0])
+	assert.Equal(t, docCommand{file: "doc.md", line: 17, text: "adi continue   # a comment", exit: -1}, cmds[1])
+	assert.Equal(t, docCommand{file: "doc.md", line: 22, text: "adi live close", exit: -1}, cmds[2])
+	assert.Equal(t, 1, cmds[0].wantExit())
+	assert.Equal(t, 0, cmds[1].wantExit())
+
+	stdout, stderr := splitShown(cmds[0].shown)
+	assert.Equal(t, []string{"Call tree of t:<module>#1 (depth 2, width 10):", elided}, stdout)
+	assert.Equal(t, []string{block[1], block[4]}, stderr)
+	_, ok := shownMatches(stderr, "adi: recorded `python t.py`: 2 call(s) in 1375 ms, exit status 1 (session cli-ba9876543210)\n"+block[4]+"\n")
+	assert.True(t, ok, "durations and session ids are normalised")
+	for got, want := range map[string]bool{
+		"Call tree of t:<module>#1 (depth 2, width 10):\n":               true,
+		"Call tree of t:<module>#1 (depth 2, width 10):\nt:<module>#1\n": true,
+		"Before\nCall tree of t:<module>#1 (depth 2, width 10):\n":       false,
+		"Call tree of t:<module>#1 (depth 2, width 10): and more\n":      false,
+	} {
+		_, ok := shownMatches(stdout, got)
+		assert.Equal(t, want, ok, got)
+	}
+	_, ok = shownMatches([]string{"a", "b"}, "a\nb\nc\n")
+	assert.False(t, ok, "without an elided line the answer is whole")
+
+	_, err = bashCommands("doc.md", 1, []string{"$ echo $?", "0"})
+	assert.Error(t, err, "an exit status shown after no adi command")
+	_, err = bashCommands("doc.md", 1, []string{"$ adi state", "$ echo $?", "zero"})
+	assert.Error(t, err, "an exit status that is not a number")
 }
 
 // runBash runs one command line through bash -c.

@@ -35,13 +35,20 @@ func runBin(t *testing.T, bin string, args ...string) (int, string, string) {
 func TestThinADIForwards(t *testing.T) {
 	bin := adiBinary(t)
 	server := filepath.Join(filepath.Dir(bin), "adi-server")
-	code, _, viaThin := runBin(t, bin, "serve", "-h")
+	code, viaThin, errText := runBin(t, bin, "serve", "-h")
 	assert.Equal(t, 0, code)
+	assert.Equal(t, "", errText, "help asked for goes to stdout")
 	assert.True(t, strings.HasPrefix(viaThin, "Usage: adi serve [--listen"), viaThin)
-	_, _, direct := runBin(t, server, "serve", "-h")
+	_, direct, _ := runBin(t, server, "serve", "-h")
 	assert.Equal(t, direct, viaThin, "adi serve -h is adi-server serve -h")
+	for _, args := range [][]string{{"help", "serve"}, {"serve", "--help"}} {
+		code, out, errText := runBin(t, bin, args...)
+		assert.Equal(t, 0, code, args)
+		assert.Equal(t, viaThin, out, args)
+		assert.Equal(t, "", errText, args)
+	}
 
-	code, _, errText := runBin(t, bin, "serve", "--listen", "10.1.2.3:0")
+	code, _, errText = runBin(t, bin, "serve", "--listen", "10.1.2.3:0")
 	assert.Equal(t, 2, code, "adi-server's exit code comes back through the thin adi")
 	assert.Contains(t, errText, "10.1.2.3:0")
 

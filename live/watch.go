@@ -497,18 +497,24 @@ const followEvery = 200 * time.Millisecond
 func (s *Session) follow(r *run) {
 	tick := time.NewTicker(followEvery)
 	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-		case <-r.ended:
-			return
-		case <-s.life.Done():
-			return
-		}
+	refresh := func() {
 		if s.nwatch.Load() > 0 {
 			if err := s.rec.RefreshLive(); err != nil {
 				s.log.Debug("re-reading the watches' recording", "error", err)
 			}
 		}
+	}
+	for {
+		select {
+		case <-tick.C:
+		case <-r.ended:
+			// what the program wrote as it ended (its last flush) is read once more, so that the
+			// session's T and its listing (adi sessions) count it without waiting for a command
+			refresh()
+			return
+		case <-s.life.Done():
+			return
+		}
+		refresh()
 	}
 }

@@ -244,8 +244,15 @@ func sessionsText(raw json.RawMessage) string {
 		if in.Closed {
 			state = "closed, on disk"
 		}
-		fmt.Fprintf(&b, "  %s  `%s` in %s: %d calls, exit status %d, at %s (%s)\n",
-			in.ID, in.Command, in.Dir, in.Frames, in.ExitCode, orDash(in.Current), state)
+		// a live session's program runs (or ran) under the debugger: its state, not an exit status
+		ended := fmt.Sprintf("exit status %d", in.ExitCode)
+		if lv, ok := in.Live.(map[string]any); ok {
+			ended = fmt.Sprintf("live: %v", lv["state"])
+		} else if in.ExitCode < 0 {
+			ended = "no exit status"
+		}
+		fmt.Fprintf(&b, "  %s  `%s` in %s: %d calls, %s, at %s (%s)\n",
+			in.ID, in.Command, in.Dir, in.Frames, ended, orDash(in.Current), state)
 	}
 	return b.String()
 }

@@ -65,3 +65,17 @@ func TestToolWithoutSession(t *testing.T) {
 	assert.False(t, res.IsError)
 	assert.Equal(t, "No sessions. Open one with adi_open.\n", res.Content[0].(*mcp.TextContent).Text)
 }
+
+// TestSessionsText checks adi_sessions' lines: a recorded session's exit status, a live
+// session's state instead of the -1 a live recording has for an exit status, and a session
+// without one (a live session on disk) saying so.
+func TestSessionsText(t *testing.T) {
+	raw := []byte(`{"sessions":[` +
+		`{"id":"rec","command":"python t.py","dir":"/p","frames":12,"current":"t:f#1","exit_code":1},` +
+		`{"id":"watched","command":"python t.py","dir":"/p","frames":3,"current":"t:f#1","exit_code":-1,"live":{"state":"Done"}},` +
+		`{"id":"gone","command":"python t.py","dir":"/p","frames":3,"exit_code":-1,"closed":true}]}`)
+	assert.Equal(t, "Sessions (3):\n"+
+		"  rec  `python t.py` in /p: 12 calls, exit status 1, at t:f#1 (open)\n"+
+		"  watched  `python t.py` in /p: 3 calls, live: Done, at t:f#1 (open)\n"+
+		"  gone  `python t.py` in /p: 3 calls, no exit status, at - (closed, on disk)\n", sessionsText(raw))
+}
