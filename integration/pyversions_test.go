@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/adi-bridge/adi/bridge"
 )
 
 // pyenvVersions are the interpreters adi supports that pyenv installs on these machines (3.6 to
@@ -110,4 +112,20 @@ func TestCLIPythonVersions(t *testing.T) {
 			assert.Equal(t, want, res.stderr, args)
 		}
 	})
+}
+
+// TestMonitoringReRunIsWholeProgram: on Python 3.12+ the probe's sys.monitoring engine records
+// every function in a re-run asked to record some only; the replay check compares that re-run
+// with the whole recording, so a re-run (here step-out's, eager FLTs off, as a loaded machine's
+// first run may leave them) is not said to differ from it.
+func TestMonitoringReRunIsWholeProgram(t *testing.T) {
+	py := "/root/.pyenv/versions/3.12.1/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		t.Skipf("%s is not installed", py)
+	}
+	s := newSession(t, workdir(t), py+" orders.py", func(o *bridge.Options) { o.EagerSteps = -1 })
+	do(t, s, "step-into orders:bulk_rate#3")
+	runs := runCount(t, s)
+	assert.Equal(t, demoStepOut, do(t, s, "step-out").Text)
+	assert.Equal(t, runs+1, runCount(t, s), "step-out's FLT cost one re-run")
 }

@@ -19,6 +19,10 @@ import (
 	"github.com/adi-bridge/adi/adi"
 )
 
+// EngineMonitoring is Result.Engine for the sys.monitoring engine (Python 3.12+), which records
+// every function: it does not take the config's "only" (PROTOCOL.md).
+const EngineMonitoring = "monitoring"
+
 // Result is result.json: how the target ended and what the run found besides T and the FLTs.
 type Result struct {
 	Version         int               `json:"version"`
@@ -31,7 +35,7 @@ type Result struct {
 	Conditions      []ConditionResult `json:"conditions"`
 	Divergence      *Divergence       `json:"divergence"`
 	DurationMS      float64           `json:"duration_ms"`
-	Engine          string            `json:"engine"` // how the probe received events: trace, profile, monitoring
+	Engine          string            `json:"engine"` // how the probe received events: trace, profile, EngineMonitoring
 	Error           string            `json:"error,omitempty"`
 	// InternalErrors are bugs the probe caught in itself (at most 5); the recording may miss what they hit.
 	InternalErrors []string `json:"internal_errors,omitempty"`
