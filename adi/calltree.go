@@ -349,15 +349,14 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 	switch {
 	case near:
 		shown = b.nearFailure(kids, pathKid)
-	case onPath: // the path is told as it ran: its calls in order, up to the width
-		shown = kids[:min(b.o.Width, len(kids))]
-	case b.o.wide:
+	case onPath || b.o.wide: // the path is told as it ran, as are the calls of a width asked for
 		shown = kids[:min(b.o.Width, len(kids))]
 	default:
 		shown = b.overview(kids)
 	}
 	after := false // past the callee on the failure path
 	at := 0        // the next of kids to show or leave out
+	var left []int32
 	for _, c := range shown {
 		var skipped []int32
 		for kids[at] != c {
@@ -366,25 +365,17 @@ func (b *treeBuilder) node(j, level int) *CallNode {
 		}
 		at++
 		k := b.node(int(c), level+1)
-		if near {
+		if near { // said where they were made
 			k.HiddenBefore, k.HiddenBeforeCalls = b.group(skipped)
+		} else { // what the overview left out is counted on one line after the calls shown
+			left = append(left, skipped...)
 		}
 		k.Teardown = after
 		k.ImportTime = b.imports && b.t.Frames[c].ArgsFP == ImportFP
 		after = after || (onPath && c == pathKid)
 		n.Children = append(n.Children, k)
 	}
-	if near {
-		b.hide(n, kids[at:], "width")
-		return n
-	}
-	var rest []int32 // the calls the overview left out, counted on one line after those shown
-	for _, c := range kids {
-		if !slices.Contains(shown, c) {
-			rest = append(rest, c)
-		}
-	}
-	b.hide(n, rest, "width")
+	b.hide(n, append(left, kids[at:]...), "width")
 	return n
 }
 
@@ -693,11 +684,11 @@ func (r *treeRenderer) node(n *CallNode, indent string) {
 	if d.valueLimit == 0 || d.valueLimit > treeValue {
 		d.valueLimit = treeValue // an overview: the FLT shows the values in full
 	}
-	// an exception's message says what failed: it keeps the limit of the text as a whole
-	outcome := d.frameOutcome(n.Status, n.Return, n.Exception, Yielded{n.Kind, n.Yields, n.LastYield})
+	od := d
 	if n.Status == Raised {
-		outcome = r.d.frameOutcome(n.Status, n.Return, n.Exception, Yielded{n.Kind, n.Yields, n.LastYield})
+		od = r.d // an exception's message says what failed: it keeps the limit of the text as a whole
 	}
+	outcome := od.frameOutcome(n.Status, n.Return, n.Exception, Yielded{n.Kind, n.Yields, n.LastYield})
 	if e := n.Exception; n.Failure && n.Status == Raised && e != nil && r.failure != nil &&
 		e.Type == r.failure.Type && e.Message == r.failure.Message {
 		outcome = "raised " + e.Type[strings.LastIndexByte(e.Type, '.')+1:] + " (the failure)"
@@ -767,12 +758,7 @@ func (r *treeRenderer) node(n *CallNode, indent string) {
 }
 
 // name is how the text names node n: its short reference, or its fid.
-func (n *CallNode) name() string {
-	if n.ref != "" {
-		return n.ref
-	}
-	return n.FID
-}
+func (n *CallNode) name() string { return refOr(n.ref, n.FID) }
 
 // late says why node n is folded at this detail level with the calls like it beside it ("after
 // the failure", "during an import"), "" when it is not.

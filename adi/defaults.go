@@ -80,39 +80,65 @@ func defHeader(lines []string, line int, name string) string {
 		if open < 0 {
 			return ""
 		}
-		var out strings.Builder // the list without its comments
-		depth, quote := 0, byte(0)
-		for i := open; i < len(text); i++ {
-			c := text[i]
-			switch {
-			case quote != 0:
-				if c == '\\' && i+1 < len(text) {
-					out.WriteByte(c)
-					i++
-					c = text[i]
-				} else if c == quote {
-					quote = 0
-				}
-			case c == '\'' || c == '"':
-				quote = c
-			case c == '#':
-				for i+1 < len(text) && text[i+1] != '\n' {
-					i++
-				}
-				continue
-			case c == '(' || c == '[' || c == '{':
-				depth++
-			case c == ')' || c == ']' || c == '}':
-				depth--
-				if depth == 0 {
-					return out.String()[1:]
-				}
+		var list strings.Builder // the list without its comments
+		closed := false
+		walkPython(text[open+1:], func(i int, c byte, depth int, code bool) bool {
+			if code && depth < 0 {
+				closed = true
+				return false
 			}
-			out.WriteByte(c)
+			list.WriteByte(c)
+			return true
+		})
+		if !closed {
+			return ""
 		}
-		return ""
+		return list.String()
 	}
 	return ""
+}
+
+// walkPython calls visit for each byte of Python text s but those of comments, with the depth of
+// brackets it is at (relative to the start; a closing bracket has the depth after it) and whether
+// it is code (not inside a string literal), until visit returns false.
+func walkPython(s string, visit func(i int, c byte, depth int, code bool) bool) {
+	depth, quote := 0, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if !visit(i, c, depth, false) {
+				return
+			}
+			if c == '\\' && i+1 < len(s) {
+				i++
+				if !visit(i, s[i], depth, false) {
+					return
+				}
+			} else if c == quote {
+				quote = 0
+			}
+			continue
+		case c == '\'' || c == '"':
+			quote = c
+			if !visit(i, c, depth, false) {
+				return
+			}
+			continue
+		case c == '#':
+			for i+1 < len(s) && s[i+1] != '\n' {
+				i++
+			}
+			continue
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		}
+		if !visit(i, c, depth, true) {
+			return
+		}
+	}
 }
 
 // literalDefaults reads "name=default" parameters of a def's parameter list whose default is a
@@ -138,34 +164,22 @@ func literalDefaults(params string) map[string]string {
 	return out
 }
 
-// splitTop splits s at sep where it is outside brackets and strings ("==", "<=", ">="
-// and "!=" are not a separator '=').
+// splitTop splits s at sep where it is code outside brackets ("==", "<=", ">=" and "!=" are not
+// a separator '=').
 func splitTop(s string, sep byte) []string {
 	var out []string
-	depth, quote, start := 0, byte(0), 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == sep && depth == 0:
-			if sep == '=' && ((i+1 < len(s) && s[i+1] == '=') || (i > 0 && strings.IndexByte("=<>!", s[i-1]) >= 0)) {
-				continue
-			}
-			out = append(out, s[start:i])
-			start = i + 1
+	start := 0
+	walkPython(s, func(i int, c byte, depth int, code bool) bool {
+		if !code || c != sep || depth != 0 {
+			return true
 		}
-	}
+		if sep == '=' && ((i+1 < len(s) && s[i+1] == '=') || (i > 0 && strings.IndexByte("=<>!", s[i-1]) >= 0)) {
+			return true
+		}
+		out = append(out, s[start:i])
+		start = i + 1
+		return true
+	})
 	return append(out, s[start:])
 }
 
@@ -205,14 +219,12 @@ func literalRepr(v string) (string, bool) {
 	return v, true
 }
 
+// isIdent reports whether s is a Python identifier.
 func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' && i > 0 || c > 127) {
+	for i := 0; i < len(s); i++ {
+		if !isIdentByte(s[i]) || i == 0 && s[i] >= '0' && s[i] <= '9' {
 			return false
 		}
 	}
-	return true
+	return s != ""
 }

@@ -400,14 +400,14 @@ func (d detail) stepEvents(s StepView) []string {
 			plumbed.add(ShortName(c.funcName()))
 		}
 	}
-	counted := plumbed.total() < 2
+	count, counted := plumbed.total() > 1, false
 	for _, c := range s.Calls {
 		switch {
-		case counted || c.FID == "" || !plumbing(c.funcName()):
+		case !count || c.FID == "" || !plumbing(c.funcName()):
 			out = append(out, "→ "+d.callText(c))
-		case len(plumbed.keys) > 0:
+		case !counted:
 			out = append(out, "→ "+plumbed.String())
-			plumbed.keys = nil
+			counted = true
 		}
 	}
 	if s.Raise != nil {

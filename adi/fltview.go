@@ -68,12 +68,7 @@ type CallView struct {
 }
 
 // name is how the text names the callee: its short reference, or its fid.
-func (c CallView) name() string {
-	if c.ref != "" {
-		return c.ref
-	}
-	return c.FID
-}
+func (c CallView) name() string { return refOr(c.ref, c.FID) }
 
 // FLTView resolves flt, an FLT of a frame of t, for rendering.
 func (t *Trace) FLTView(flt *FLT) *FLTView {

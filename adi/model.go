@@ -391,13 +391,16 @@ type Trace struct {
 // and index ("Basic.__hash__#3" for sympy.core.basic:Basic.__hash__#3), which commands resolve,
 // when no other recorded function has that qualname; else, and for a top-level module's
 // function (short already: "shop:check#4"), in full.
-func (t *Trace) Ref(f FID) string {
-	short := ShortName(f.Func)
-	mod := f.Func[:len(f.Func)-len(short)]
+func (t *Trace) Ref(f FID) string { return t.RefFunc(f.Func) + "#" + strconv.Itoa(f.Index) }
+
+// RefFunc writes function fn the way Ref writes its invocations, without their index.
+func (t *Trace) RefFunc(fn string) string {
+	short := ShortName(fn)
+	mod := fn[:len(fn)-len(short)]
 	if t == nil || t.funcNames == nil || t.sharedShort[short] || !strings.Contains(mod, ".") {
-		return f.String()
+		return fn
 	}
-	return short + "#" + strconv.Itoa(f.Index)
+	return short
 }
 
 // ChangeKind says what a statement did to a variable.

@@ -122,8 +122,7 @@ func (s *State) ref(j int) string { return s.Trace.Ref(s.Trace.Frames[j].FID()) 
 
 // shortBreakpoint writes b as String does, its function named as Trace.Ref names it.
 func (s *State) shortBreakpoint(b Breakpoint) string {
-	ref := s.Trace.Ref(FID{Func: b.Func})
-	b.Func = ref[:strings.LastIndexByte(ref, '#')]
+	b.Func = s.Trace.RefFunc(b.Func)
 	return b.String()
 }
 
@@ -175,7 +174,7 @@ func (s *State) BreakAt(fid FID, bp Breakpoint) (*NavResult, error) {
 	if bp.Cond == "" {
 		r.Message = fmt.Sprintf("break → %s  (breakpoint on every call; %s moves to the next)", s.ref(j), faces.Cmd("adi.continue"))
 	} else {
-		r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; %s moves to its next hit)", r.To, b.Breakpoint.describe(), faces.Cmd("adi.continue"))
+		r.Message = fmt.Sprintf("break → %s  (breakpoint %s set; %s moves to its next hit)", s.ref(j), b.Breakpoint.describe(), faces.Cmd("adi.continue"))
 	}
 	return r, nil
 }

@@ -74,11 +74,7 @@ func (s FrameSummary) callerText() string {
 	if s.Caller == "" {
 		return "entry frame"
 	}
-	caller := s.callerRef
-	if caller == "" {
-		caller = s.Caller
-	}
-	return fmt.Sprintf("caller %s, line %d", caller, s.CallLine)
+	return fmt.Sprintf("caller %s, line %d", refOr(s.callerRef, s.Caller), s.CallLine)
 }
 
 // Coverage says how complete the recording behind a result is.
@@ -199,21 +195,12 @@ func short(v string, limit int) string {
 		return v
 	}
 	r := []rune(v)
-	if i := strings.LastIndex(v, " (len="); i > 0 && strings.HasSuffix(v, ")") && isDigits(v[i+6:len(v)-1]) {
+	if i := strings.LastIndex(v, " (len="); i > 0 && strings.HasSuffix(v, ")") && allDigits(v[i+6:len(v)-1]) {
 		if size := []rune(v[i:]); len(size) < limit/2 {
 			return string(r[:limit-1-len(size)]) + "…" + string(size)
 		}
 	}
 	return string(r[:limit-1]) + "…"
-}
-
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // val renders a value for text output at detail d.
@@ -264,7 +251,7 @@ func (d detail) argsText(args []Arg) string {
 	}
 	parts := make([]string, len(args))
 	for i, a := range args {
-		if i == 0 && (a.Name == "self" || a.Name == "cls") && (d.valueLimit == 0 || d.valueLimit > argsSelf) {
+		if i == 0 && isSelf(a) && (d.valueLimit == 0 || d.valueLimit > argsSelf) {
 			parts[i] = a.Name + " = " + short(flat(a.Value), argsSelf)
 			continue
 		}
@@ -293,13 +280,24 @@ const treeSelf = 32
 // treeArgs renders a call tree node's arguments: sigArgs, with a method's self (cls) named
 // without its value when that is long (its class is in the function's name).
 func (d detail) treeArgs(args []Arg) string {
-	if len(args) > 0 && (args[0].Name == "self" || args[0].Name == "cls") && len(flat(args[0].Value)) > treeSelf {
+	if len(args) > 0 && isSelf(args[0]) && len(flat(args[0].Value)) > treeSelf {
 		if len(args) == 1 {
 			return args[0].Name
 		}
 		return short(args[0].Name+", "+d.sigArgs(args[1:]), treeArgsLimit)
 	}
 	return short(d.sigArgs(args), treeArgsLimit)
+}
+
+// isSelf reports whether a, a frame's first argument, is a method's self (a classmethod's cls).
+func isSelf(a Arg) bool { return a.Name == "self" || a.Name == "cls" }
+
+// refOr is ref, how the text names a frame (Trace.Ref), or fid where a result was built without it.
+func refOr(ref, fid string) string {
+	if ref != "" {
+		return ref
+	}
+	return fid
 }
 
 // treeArgsLimit bounds a call tree node's arguments as a whole (a constructor's twenty keyword

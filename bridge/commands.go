@@ -125,16 +125,13 @@ func (s *Session) do(ctx context.Context, cmd adi.Command) (adi.Result, error) {
 		}
 		ba := res.(*breakAnswer)
 		b := ba.Breakpoint.Breakpoint
-		ba.Hits, ba.Matches, ba.Ahead, ba.Behind = s.hitList(b, maxHitsListed)
+		var first int
+		first, ba.Hits, ba.Matches, ba.Ahead, ba.Behind = s.hitList(b, maxHitsListed)
 		ba.CondError = s.condErr[b]
 		if b.Cond != "" && ba.Matches > 0 && ba.CondError == "" {
 			// a condition picks the invocations worth reading: show the first, as the reference
 			// CLI's break does (one command fewer than break, then continue)
-			for _, inv := range t.Invocations(b.Func) {
-				if j := int(inv); s.hits.Holds(b, j) {
-					return s.withFLT(ctx, s.state.FirstMatch(b, j, ba.Matches))
-				}
-			}
+			return s.withFLT(ctx, s.state.FirstMatch(b, first, ba.Matches))
 		}
 		if f := t.Frame(s.state.Cur); f != nil {
 			ba.Current = f.FID().String()
@@ -288,12 +285,17 @@ func (s *Session) withFLT(ctx context.Context, nav *adi.NavResult) (adi.Result, 
 // on a function called 200,000 times must not answer with megabytes.
 const maxHitsListed = 100
 
-// hitList names the first limit frames a breakpoint matches, counts them all, and counts those
-// after the frame under inspection (where continue goes) and before it (where prev goes).
-func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total, ahead, behind int) {
+// hitList names the first limit frames a breakpoint matches (first is the index of the first, -1
+// for none), counts them all, and counts those after the frame under inspection (where continue
+// goes) and before it (where prev goes).
+func (s *Session) hitList(b adi.Breakpoint, limit int) (first int, fids []string, total, ahead, behind int) {
+	first = -1
 	for _, inv := range s.trace.Invocations(b.Func) {
 		j := int(inv)
 		if b.Cond == "" || s.hits.Holds(b, j) {
+			if first < 0 {
+				first = j
+			}
 			if total < limit {
 				fids = append(fids, s.trace.Frames[j].FID().String())
 			}
@@ -306,7 +308,7 @@ func (s *Session) hitList(b adi.Breakpoint, limit int) (fids []string, total, ah
 			}
 		}
 	}
-	return fids, total, ahead, behind
+	return first, fids, total, ahead, behind
 }
 
 // conditionStatus returns what evaluating the conditions on T found for those that raised (their

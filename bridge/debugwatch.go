@@ -43,23 +43,18 @@ func (w *targetWatch) watch(pid int) {
 // nothing when the debuggee's pid is not known.
 func (w *targetWatch) askStop(ended <-chan struct{}) {
 	pid := int(w.pid.Load())
-	if pid <= 0 || syscall.Kill(pid, syscall.SIGTERM) != nil {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil { // not known, or gone already
 		return
 	}
+	stopAsking := askToStop(pid)
 	grace := time.NewTimer(stopGrace)
 	defer grace.Stop()
-	again := time.NewTicker(stopRepeat)
-	defer again.Stop()
-	for {
-		select {
-		case <-w.gone:
-			w.grace(ended)
-			return
-		case <-again.C:
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		case <-grace.C:
-			return
-		}
+	select {
+	case <-w.gone:
+		stopAsking()
+		w.grace(ended)
+	case <-grace.C:
+		stopAsking()
 	}
 }
 

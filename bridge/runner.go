@@ -441,27 +441,44 @@ wait:
 // processes the target started end with it), and kills the whole run if it has not exited stopGrace later, or at once when ctx
 // ends (cancelled is then true). done delivers cmd.Wait's error once the run's processes ended.
 func stopRun(ctx context.Context, pid int, tag string, done <-chan error) (waitErr error, cancelled bool) {
-	_ = syscall.Kill(pid, syscall.SIGTERM)
+	stopAsking := askToStop(pid)
 	grace := time.NewTimer(stopGrace)
 	defer grace.Stop()
-	again := time.NewTicker(stopRepeat)
-	defer again.Stop()
-wait:
-	for {
-		select {
-		case err := <-done:
-			return err, false
-		case <-again.C:
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		case <-grace.C:
-			break wait
-		case <-ctx.Done():
-			cancelled = true
-			break wait
-		}
+	select {
+	case err := <-done:
+		stopAsking()
+		return err, false
+	case <-grace.C:
+	case <-ctx.Done():
+		cancelled = true
 	}
+	stopAsking()
 	dap.KillRun(pid, tag)
 	return <-done, cancelled
+}
+
+// askToStop sends process pid SIGTERM now and again every stopRepeat until the function it
+// returns is called (which waits for the sending to end).
+func askToStop(pid int) (stopAsking func()) {
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	quit, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		again := time.NewTicker(stopRepeat)
+		defer again.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-again.C:
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-ended
+	}
 }
 
 // markTimedOut tells a timed-out run's T that the run was stopped at its time limit

@@ -74,19 +74,26 @@ class _Tokens:
             i += 1
         return self.toks[min(last, n - 1)][3]
 
-    def bracket_end(self, i):
-        """The index of the bracket closing the one at token `i`."""
+    def _within(self, i):
+        """The tokens from the bracket at token `i` to the one closing it, as (index, type,
+        string, depth): depth 1 directly inside it, 0 for the closing bracket, which is last."""
         depth = 0
         for j in range(i, len(self.toks)):
             typ, s, _, _ = self.toks[j]
-            if typ == tokenize.OP:
-                if s in _OPEN:
-                    depth += 1
-                elif s in _CLOSE:
-                    depth -= 1
-                    if depth == 0:
-                        return j
-        return len(self.toks) - 1
+            if typ == tokenize.OP and s in _OPEN:
+                depth += 1
+            elif typ == tokenize.OP and s in _CLOSE:
+                depth -= 1
+            yield j, typ, s, depth
+            if depth == 0:
+                return
+
+    def bracket_end(self, i):
+        """The index of the bracket closing the one at token `i` (the last token if none does)."""
+        end = len(self.toks) - 1
+        for end, _, _, _ in self._within(i):
+            pass
+        return end
 
     def enclosing_comp_bracket(self, i, bracket):
         """The index of the opening `bracket` before token `i` whose contents hold a ``for`` at
@@ -110,19 +117,7 @@ class _Tokens:
                 return j
 
     def _holds_for(self, j):
-        depth = 0
-        for k in range(j, len(self.toks)):
-            typ, s, _, _ = self.toks[k]
-            if typ == tokenize.OP:
-                if s in _OPEN:
-                    depth += 1
-                elif s in _CLOSE:
-                    depth -= 1
-                    if depth == 0:
-                        return False
-            elif depth == 1 and typ == tokenize.NAME and s == "for":
-                return True
-        return False
+        return any(depth == 1 and typ == tokenize.NAME and s == "for" for _, typ, s, depth in self._within(j))
 
     def lambda_end(self, i):
         """The end of the lambda whose ``lambda`` keyword is token `i`."""
