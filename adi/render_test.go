@@ -292,3 +292,12 @@ func TestFLTArgsSelf(t *testing.T) {
 	assert.Equal(t, "self = Session(headers={'User-Agent': 'python-requests/2.28.1'}, a…, r = "+long,
 		detail{valueLimit: fltValue}.argsText([]Arg{{"self", long}, {"r", long}}))
 }
+
+// TestTreeArgsSelf: a call tree names a method's self without its value when that is long or was
+// not rendered; a short one is shown.
+func TestTreeArgsSelf(t *testing.T) {
+	d := detail{}
+	assert.Equal(t, "self, key='axes.titley'", d.treeArgs([]Arg{{"self", "<RcParams, not rendered>"}, {"key", "'axes.titley'"}}))
+	assert.Equal(t, "self", d.treeArgs([]Arg{{"self", "Session(headers={'User-Agent': 'python-requests/2.28.1'})"}}))
+	assert.Equal(t, "self=<AxesSubplot: >, axis='x'", d.treeArgs([]Arg{{"self", "<AxesSubplot: >"}, {"axis", "'x'"}}))
+}

@@ -278,9 +278,10 @@ func (d detail) sigArgs(args []Arg) string {
 const treeSelf = 32
 
 // treeArgs renders a call tree node's arguments: sigArgs, with a method's self (cls) named
-// without its value when that is long (its class is in the function's name).
+// without its value when that is long or was not rendered ("<RcParams, not rendered>": its class
+// is in the function's name).
 func (d detail) treeArgs(args []Arg) string {
-	if len(args) > 0 && isSelf(args[0]) && len(flat(args[0].Value)) > treeSelf {
+	if len(args) > 0 && isSelf(args[0]) && (len(flat(args[0].Value)) > treeSelf || strings.HasSuffix(args[0].Value, ", not rendered>")) {
 		if len(args) == 1 {
 			return args[0].Name
 		}
